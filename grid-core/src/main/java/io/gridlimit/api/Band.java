@@ -1,0 +1,236 @@
+package io.gridlimit.api;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * One limit of a {@link Policy}: an algorithm with its parameters. A single-band policy has one band named after
+ * the policy; a composite policy has several named bands that must all admit a request (SPEC §4).
+ *
+ * <p>Ranges (SPEC §1), checked by the factory methods: capacity, refill tokens and limit in [1, 10^15]; a
+ * sliding-window-log limit in [1, 100 000]; refill period and window in [1 ms, 365 days]. Immutable and
+ * thread-safe.
+ */
+public final class Band {
+    /** Largest capacity, refill tokens or limit: 10^15. */
+    public static final long MAX_QUANTITY = 1_000_000_000_000_000L;
+    /** Largest limit of a sliding window log: 100 000 entries per key. */
+    public static final long MAX_LOG_LIMIT = 100_000L;
+    /** Shortest refill period or window, in nanoseconds: 1 ms. */
+    public static final long MIN_PERIOD_NANOS = 1_000_000L;
+    /** Longest refill period or window, in nanoseconds: 365 days. */
+    public static final long MAX_PERIOD_NANOS = Duration.ofDays(365).toNanos();
+
+    private final String name;
+    private final Algorithm algorithm;
+    private final long capacity;
+    private final long refillTokens;
+    private final long refillPeriodNanos;
+    private final long limit;
+    private final long windowNanos;
+
+    private Band(String name, Algorithm algorithm, long capacity, long refillTokens, long refillPeriodNanos,
+                 long limit, long windowNanos) {
+        this.name = checkName(name);
+        this.algorithm = algorithm;
+        this.capacity = capacity;
+        this.refillTokens = refillTokens;
+        this.refillPeriodNanos = refillPeriodNanos;
+        this.limit = limit;
+        this.windowNanos = windowNanos;
+    }
+
+    /**
+     * A token bucket band (SPEC §3).
+     *
+     * @param name the band name: 1 to 64 characters of {@code [A-Za-z0-9._-]}
+     * @param capacity the burst size in tokens, in [1, 10^15]
+     * @param refillTokens tokens added per refill period, in [1, 10^15]
+     * @param refillPeriod the refill period, in [1 ms, 365 days]
+     * @return the band, never null
+     * @throws IllegalArgumentException naming the parameter and its value when one is out of range
+     * @throws NullPointerException if {@code name} or {@code refillPeriod} is null
+     */
+    public static Band tokenBucket(String name, long capacity, long refillTokens, Duration refillPeriod) {
+        return bucket(name, Algorithm.TOKEN_BUCKET, capacity, refillTokens, refillPeriod);
+    }
+
+    /**
+     * A GCRA band (leaky bucket as a meter) with the token bucket's parameters: burst {@code B = capacity},
+     * emission interval {@code T = refillPeriod / refillTokens} (SPEC §3).
+     *
+     * @param name the band name: 1 to 64 characters of {@code [A-Za-z0-9._-]}
+     * @param capacity the burst size in tokens, in [1, 10^15]
+     * @param refillTokens tokens added per refill period, in [1, 10^15]
+     * @param refillPeriod the refill period, in [1 ms, 365 days]
+     * @return the band, never null
+     * @throws IllegalArgumentException naming the parameter and its value when one is out of range
+     * @throws NullPointerException if {@code name} or {@code refillPeriod} is null
+     */
+    public static Band gcra(String name, long capacity, long refillTokens, Duration refillPeriod) {
+        return bucket(name, Algorithm.GCRA, capacity, refillTokens, refillPeriod);
+    }
+
+    /**
+     * A fixed window band: at most {@code limit} cost per window aligned to epoch 0 (SPEC §3).
+     *
+     * @param name the band name: 1 to 64 characters of {@code [A-Za-z0-9._-]}
+     * @param limit the quota per window, in [1, 10^15]
+     * @param window the window length, in [1 ms, 365 days]
+     * @return the band, never null
+     * @throws IllegalArgumentException naming the parameter and its value when one is out of range
+     * @throws NullPointerException if {@code name} or {@code window} is null
+     */
+    public static Band fixedWindow(String name, long limit, Duration window) {
+        return window(name, Algorithm.FIXED_WINDOW, limit, window, MAX_QUANTITY);
+    }
+
+    /**
+     * A sliding window log band: at most {@code limit} accepted cost in any closed interval of length
+     * {@code window} (SPEC §3; seed 003).
+     *
+     * @param name the band name: 1 to 64 characters of {@code [A-Za-z0-9._-]}
+     * @param limit the quota per window, in [1, 100 000]
+     * @param window the window length, in [1 ms, 365 days]
+     * @return the band, never null
+     * @throws IllegalArgumentException naming the parameter and its value when one is out of range
+     * @throws NullPointerException if {@code name} or {@code window} is null
+     */
+    public static Band slidingWindowLog(String name, long limit, Duration window) {
+        return window(name, Algorithm.SLIDING_WINDOW_LOG, limit, window, MAX_LOG_LIMIT);
+    }
+
+    /**
+     * A sliding window counter band (SPEC §3; seed 003's weighted formula, in exact integers).
+     *
+     * @param name the band name: 1 to 64 characters of {@code [A-Za-z0-9._-]}
+     * @param limit the quota per window, in [1, 10^15]
+     * @param window the window length, in [1 ms, 365 days]
+     * @return the band, never null
+     * @throws IllegalArgumentException naming the parameter and its value when one is out of range
+     * @throws NullPointerException if {@code name} or {@code window} is null
+     */
+    public static Band slidingWindowCounter(String name, long limit, Duration window) {
+        return window(name, Algorithm.SLIDING_WINDOW_COUNTER, limit, window, MAX_QUANTITY);
+    }
+
+    /**
+     * Returns a copy of this band under another name.
+     *
+     * @param newName the band name: 1 to 64 characters of {@code [A-Za-z0-9._-]}
+     * @return the renamed band, never null
+     * @throws IllegalArgumentException if the name is malformed
+     */
+    public Band withName(String newName) {
+        return new Band(newName, algorithm, capacity, refillTokens, refillPeriodNanos, limit, windowNanos);
+    }
+
+    private static Band bucket(String name, Algorithm algorithm, long capacity, long refillTokens,
+                               Duration refillPeriod) {
+        checkQuantity("capacity", capacity, MAX_QUANTITY);
+        checkQuantity("refillTokens", refillTokens, MAX_QUANTITY);
+        long periodNanos = checkPeriod("refillPeriod", refillPeriod);
+        return new Band(name, algorithm, capacity, refillTokens, periodNanos, 0, 0);
+    }
+
+    private static Band window(String name, Algorithm algorithm, long limit, Duration window, long maxLimit) {
+        checkQuantity("limit", limit, maxLimit);
+        long windowNanos = checkPeriod("window", window);
+        return new Band(name, algorithm, 0, 0, 0, limit, windowNanos);
+    }
+
+    private static void checkQuantity(String parameter, long value, long max) {
+        if (value < 1 || value > max) {
+            throw new IllegalArgumentException(parameter + " must be in [1, " + max + "], got " + value);
+        }
+    }
+
+    private static long checkPeriod(String parameter, Duration value) {
+        Objects.requireNonNull(value, parameter);
+        if (value.compareTo(Duration.ofNanos(MIN_PERIOD_NANOS)) < 0
+                || value.compareTo(Duration.ofNanos(MAX_PERIOD_NANOS)) > 0) {
+            throw new IllegalArgumentException(parameter + " must be in [1ms, 365d], got " + value);
+        }
+        return value.toNanos();
+    }
+
+    static String checkName(String name) {
+        Objects.requireNonNull(name, "name");
+        if (name.isEmpty() || name.length() > 64 || !name.matches("[A-Za-z0-9._-]+")) {
+            throw new IllegalArgumentException(
+                    "name must be 1 to 64 characters of [A-Za-z0-9._-], got '" + name + "'");
+        }
+        return name;
+    }
+
+    /** @return the band name, never null */
+    public String name() {
+        return name;
+    }
+
+    /** @return the algorithm, never null */
+    public Algorithm algorithm() {
+        return algorithm;
+    }
+
+    /** @return the bucket capacity in tokens, in [1, 10^15]; 0 for window algorithms */
+    public long capacity() {
+        return capacity;
+    }
+
+    /** @return tokens added per refill period, in [1, 10^15]; 0 for window algorithms */
+    public long refillTokens() {
+        return refillTokens;
+    }
+
+    /** @return the refill period in nanoseconds, in [1 ms, 365 days]; 0 for window algorithms */
+    public long refillPeriodNanos() {
+        return refillPeriodNanos;
+    }
+
+    /** @return the quota per window, in [1, 10^15]; 0 for bucket algorithms */
+    public long limit() {
+        return limit;
+    }
+
+    /** @return the window length in nanoseconds, in [1 ms, 365 days]; 0 for bucket algorithms */
+    public long windowNanos() {
+        return windowNanos;
+    }
+
+    /**
+     * The band's quota as a decision reports it (SPEC §4): the capacity for buckets, the limit for windows.
+     *
+     * @return the quota in tokens or requests, in [1, 10^15]
+     */
+    public long quota() {
+        return algorithm.isBucket() ? capacity : limit;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof Band b)) {
+            return false;
+        }
+        return name.equals(b.name) && algorithm == b.algorithm && capacity == b.capacity
+                && refillTokens == b.refillTokens && refillPeriodNanos == b.refillPeriodNanos
+                && limit == b.limit && windowNanos == b.windowNanos;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(name, algorithm, capacity, refillTokens, refillPeriodNanos, limit, windowNanos);
+    }
+
+    @Override
+    public String toString() {
+        return algorithm.isBucket()
+                ? name + "{" + algorithm.configName() + " capacity=" + capacity + " refillTokens=" + refillTokens
+                        + " refillPeriod=" + Duration.ofNanos(refillPeriodNanos) + "}"
+                : name + "{" + algorithm.configName() + " limit=" + limit + " window="
+                        + Duration.ofNanos(windowNanos) + "}";
+    }
+}

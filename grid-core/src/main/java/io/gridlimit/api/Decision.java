@@ -1,0 +1,107 @@
+package io.gridlimit.api;
+
+import java.util.Objects;
+
+/**
+ * The answer to one request for {@code cost} units of a policy's quota under one key (SPEC §3-4).
+ *
+ * <p>All durations are in nanoseconds. For a composite policy the values are those of the binding band
+ * (SPEC §4); {@link #band()} names it. Immutable and thread-safe.
+ */
+public final class Decision {
+    /** Value of {@link #retryAfterNanos()} when there is no retry-after: admitted, or can never pass. */
+    public static final long NO_RETRY = -1L;
+
+    private final boolean allowed;
+    private final long limit;
+    private final long remaining;
+    private final long resetAfterNanos;
+    private final long retryAfterNanos;
+    private final String band;
+
+    /**
+     * Creates a decision.
+     *
+     * @param allowed whether the request is admitted
+     * @param limit the binding band's quota (capacity or window limit), in [1, 10^15]
+     * @param remaining what is left after this request when admitted, or now when denied, in [0, limit]
+     * @param resetAfterNanos nanoseconds until the binding band is back to its full quota, >= 0
+     * @param retryAfterNanos on a denial that can pass, the least nanoseconds after which the same cost would
+     *     be admitted (> 0); otherwise {@link #NO_RETRY}
+     * @param band the binding band's name for a composite policy, else null
+     * @throws IllegalArgumentException if a value is out of its range
+     */
+    public Decision(boolean allowed, long limit, long remaining, long resetAfterNanos, long retryAfterNanos,
+                    String band) {
+        if (limit < 1 || remaining < 0 || remaining > limit || resetAfterNanos < 0
+                || (retryAfterNanos < 0 && retryAfterNanos != NO_RETRY) || (allowed && retryAfterNanos != NO_RETRY)) {
+            throw new IllegalArgumentException("inconsistent decision: allowed=" + allowed + " limit=" + limit
+                    + " remaining=" + remaining + " resetAfterNanos=" + resetAfterNanos
+                    + " retryAfterNanos=" + retryAfterNanos);
+        }
+        this.allowed = allowed;
+        this.limit = limit;
+        this.remaining = remaining;
+        this.resetAfterNanos = resetAfterNanos;
+        this.retryAfterNanos = retryAfterNanos;
+        this.band = band;
+    }
+
+    /** @return true when the request is admitted and its cost consumed */
+    public boolean allowed() {
+        return allowed;
+    }
+
+    /** @return the binding band's quota: capacity (tokens) or window limit (requests), in [1, 10^15] */
+    public long limit() {
+        return limit;
+    }
+
+    /** @return remaining quota after this request when admitted, or now when denied, in [0, limit] */
+    public long remaining() {
+        return remaining;
+    }
+
+    /** @return nanoseconds until the binding band is back to its full quota if nothing else arrives, >= 0 */
+    public long resetAfterNanos() {
+        return resetAfterNanos;
+    }
+
+    /**
+     * Returns the least whole nanoseconds after which this same cost would be admitted if nothing else arrives.
+     *
+     * @return > 0 on a denial that can pass; {@link #NO_RETRY} when admitted or when it can never pass
+     */
+    public long retryAfterNanos() {
+        return retryAfterNanos;
+    }
+
+    /** @return true for a denial whose cost can never be admitted (cost above the quota, or a wait past 2^63 ns) */
+    public boolean isUnsatisfiable() {
+        return !allowed && retryAfterNanos == NO_RETRY;
+    }
+
+    /** @return the binding band's name for a composite policy; null for a single-band policy */
+    public String band() {
+        return band;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return this == o || (o instanceof Decision d && allowed == d.allowed && limit == d.limit
+                && remaining == d.remaining && resetAfterNanos == d.resetAfterNanos
+                && retryAfterNanos == d.retryAfterNanos && Objects.equals(band, d.band));
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, band);
+    }
+
+    @Override
+    public String toString() {
+        return "Decision{" + (allowed ? "allowed" : "denied") + " limit=" + limit + " remaining=" + remaining
+                + " resetAfterNanos=" + resetAfterNanos + " retryAfterNanos=" + retryAfterNanos
+                + (band == null ? "" : " band=" + band) + "}";
+    }
+}
