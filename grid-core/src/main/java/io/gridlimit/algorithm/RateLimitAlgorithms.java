@@ -1,0 +1,56 @@
+package io.gridlimit.algorithm;
+
+import io.gridlimit.api.Policy;
+
+/**
+ * The pure decision functions: {@code (state, policy, cost, nowNanos) -> outcome}. No clock is read, nothing is
+ * shared, nothing is stored here; the grid's EntryProcessor calls these on the owner of the key (SPEC §8).
+ * Thread-safe (stateless).
+ */
+public final class RateLimitAlgorithms {
+    private RateLimitAlgorithms() {
+    }
+
+    /**
+     * Decides one request of {@code cost} against {@code policy} at {@code nowNanos} (SPEC §2-4).
+     *
+     * @param stateOrNull the stored state, or null when the key has none
+     * @param policy the policy
+     * @param cost the cost of the request, in [1, 10^15]
+     * @param nowNanos the reading, epoch nanoseconds
+     * @return the outcome, never null
+     * @throws IllegalArgumentException if {@code cost} is outside [1, 10^15] (the message names it)
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public static Outcome apply(LimiterState stateOrNull, Policy policy, long cost, long nowNanos) {
+        throw new UnsupportedOperationException("not yet");
+    }
+
+    /**
+     * Decides several requests in sequence at one reading, each seeing the state the previous one left.
+     *
+     * @param stateOrNull the stored state, or null when the key has none
+     * @param policy the policy
+     * @param costs the costs, each in [1, 10^15]
+     * @param nowNanos the reading, epoch nanoseconds
+     * @return one outcome per cost, in order; result {@code i} equals what {@link #apply} gives in sequence
+     * @throws IllegalArgumentException if a cost is out of range (nothing is decided)
+     * @throws NullPointerException if {@code policy} or {@code costs} is null
+     */
+    public static Outcome[] applyAll(LimiterState stateOrNull, Policy policy, long[] costs, long nowNanos) {
+        throw new UnsupportedOperationException("not yet");
+    }
+
+    /**
+     * Tells whether a state is indistinguishable from no state at {@code nowNanos}.
+     *
+     * @param stateOrNull a stored state, or null
+     * @param policy the policy
+     * @param nowNanos the reading, epoch nanoseconds
+     * @return true when deciding against this state would behave exactly as against no state
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public static boolean isFresh(LimiterState stateOrNull, Policy policy, long nowNanos) {
+        throw new UnsupportedOperationException("not yet");
+    }
+}
