@@ -1,0 +1,45 @@
+package io.gridlimit.app.api;
+
+import io.gridlimit.micronaut.problem.Problem;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.MutableHttpResponse;
+
+/**
+ * Builds the decision API's RFC 9457 problem responses ({@code application/problem+json}, never a stack trace,
+ * never a raw key).
+ */
+final class ApiProblems {
+    /** Problem type of a 503 when the grid does not answer: draft-ietf-httpapi-ratelimit-headers-11, §7.2. */
+    static final String TEMPORARY_REDUCED_CAPACITY =
+            "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
+
+    private ApiProblems() {
+    }
+
+    /**
+     * A problem response of type {@code about:blank} whose title is the status's reason phrase.
+     *
+     * @param status the HTTP status
+     * @param detail what was wrong, naming the bad value (never a raw key)
+     * @return the response, never null
+     */
+    static MutableHttpResponse<Problem> of(HttpStatus status, String detail) {
+        return HttpResponse.<Problem>status(status)
+                .contentType(Problem.MEDIA_TYPE)
+                .body(Problem.of(status.getCode(), status.getReason(), detail));
+    }
+
+    /**
+     * The 503 answered when the grid fails or does not answer in time, with {@code Retry-After: 1}.
+     *
+     * @param detail what happened, without keys or exception messages
+     * @return the response, never null
+     */
+    static MutableHttpResponse<Problem> gridUnavailable(String detail) {
+        return HttpResponse.<Problem>status(HttpStatus.SERVICE_UNAVAILABLE)
+                .contentType(Problem.MEDIA_TYPE)
+                .header("Retry-After", "1")
+                .body(new Problem(TEMPORARY_REDUCED_CAPACITY, "Temporarily reduced capacity", 503, detail, null));
+    }
+}
