@@ -1,6 +1,10 @@
 package io.gridlimit.algorithm;
 
 import io.gridlimit.api.Policy;
+import io.gridlimit.api.RateLimiter;
+import io.gridlimit.internal.Preconditions;
+
+import java.util.Objects;
 
 /**
  * The pure decision functions: {@code (state, policy, cost, nowNanos) -> outcome}. No clock is read, nothing is
@@ -23,7 +27,9 @@ public final class RateLimitAlgorithms {
      * @throws NullPointerException if {@code policy} is null
      */
     public static Outcome apply(LimiterState stateOrNull, Policy policy, long cost, long nowNanos) {
-        throw new UnsupportedOperationException("not yet");
+        Objects.requireNonNull(policy, "policy");
+        Preconditions.checkRange("cost", cost, 1, RateLimiter.MAX_COST);
+        return Composite.apply(stateOrNull, policy, cost, nowNanos);
     }
 
     /**
@@ -38,7 +44,18 @@ public final class RateLimitAlgorithms {
      * @throws NullPointerException if {@code policy} or {@code costs} is null
      */
     public static Outcome[] applyAll(LimiterState stateOrNull, Policy policy, long[] costs, long nowNanos) {
-        throw new UnsupportedOperationException("not yet");
+        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(costs, "costs");
+        for (int i = 0; i < costs.length; i++) {
+            Preconditions.checkRange("costs[" + i + "]", costs[i], 1, RateLimiter.MAX_COST);
+        }
+        Outcome[] outcomes = new Outcome[costs.length];
+        LimiterState state = stateOrNull;
+        for (int i = 0; i < costs.length; i++) {
+            outcomes[i] = Composite.apply(state, policy, costs[i], nowNanos);
+            state = outcomes[i].state();
+        }
+        return outcomes;
     }
 
     /**
@@ -51,6 +68,7 @@ public final class RateLimitAlgorithms {
      * @throws NullPointerException if {@code policy} is null
      */
     public static boolean isFresh(LimiterState stateOrNull, Policy policy, long nowNanos) {
-        throw new UnsupportedOperationException("not yet");
+        Objects.requireNonNull(policy, "policy");
+        return Composite.isFresh(stateOrNull, policy, nowNanos);
     }
 }

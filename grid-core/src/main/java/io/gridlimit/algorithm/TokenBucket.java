@@ -1,0 +1,98 @@
+package io.gridlimit.algorithm;
+
+import io.gridlimit.api.Band;
+import io.gridlimit.api.Decision;
+import io.gridlimit.internal.Wide;
+
+/**
+ * Token bucket, exact (SPEC §3; seed 002 "Teste sem dormir").
+ *
+ * <h2>Design note</h2>
+ * <ol>
+ *   <li><b>Formula.</b> Capacity {@code C}, {@code R} refill tokens per period {@code P}. The level is the exact
+ *   rational {@code tokens = W + n/P} ({@code W} whole tokens, {@code 0 <= n < P}); the bucket starts full. After
+ *   {@code e} ns it is {@code min(C, tokens + e·R/P)}: the numerator {@code n + e·R} is split into whole tokens and
+ *   a new remainder, and a full bucket drops its remainder. A request of cost {@code c} is admitted iff
+ *   {@code c <= tokens}, which for integer {@code c} is {@code c <= W}. {@code remaining = floor(tokens) = W};
+ *   {@code resetAfter = ceil((C − tokens)·P/R) = ceil(((C − W)·P − n)/R)}; on a denial
+ *   {@code retryAfter = ceil((c − tokens)·P/R)}, the least whole {@code d} with {@code tokens + d·R/P >= c}.</li>
+ *   <li><b>Overflow.</b> {@code e·R} (100 years × 10^15) and {@code (C − W)·P} (10^15 × 365 days) exceed 64 bits:
+ *   both are exact 128-bit products ({@link Wide}, {@link Math#multiplyHigh}); the quotient by {@code P} is
+ *   below {@code C} so it fits a long. A resetAfter beyond {@code Long.MAX_VALUE} saturates; a retryAfter beyond
+ *   it, or a cost above {@code C}, is unsatisfiable ({@link Decision#NO_RETRY}).</li>
+ *   <li><b>Clock step back</b> ({@code now < lastNanos}, SPEC §2): the level is kept and re-stamped at
+ *   {@code now} (the refill time shifts back by the difference), then the request is decided; the rebased
+ *   state is written even on a denial. Nothing is gained or lost, and refill resumes at once.</li>
+ *   <li><b>Policy change</b> (SPEC §4): the time since the last write is credited at the new rate and the level
+ *   clamped to the new capacity; a state written under another refill period is ignored (fresh).</li>
+ * </ol>
+ * Sources: SPEC.md §2-4; seed 002 (capacity 3, 1 token/s test); GCRA equivalence in {@link Gcra}.
+ */
+final class TokenBucket {
+    private TokenBucket() {
+    }
+
+    /** The level at the reading: {@code tokens + fraction/P}; {@code stored} is null when fresh. */
+    private record Level(long tokens, long fraction, boolean rebased, TokenBucketState stored) {
+    }
+
+    private static Level load(LimiterState stored, Band band, long nowNanos) {
+        long capacity = band.capacity();
+        long periodNanos = band.refillPeriodNanos();
+        if (!(stored instanceof TokenBucketState s) || s.refillPeriodNanos() != periodNanos) {
+            return new Level(capacity, 0, false, null);
+        }
+        boolean rebased = nowNanos < s.lastNanos();
+        long elapsedNanos = rebased ? 0 : nowNanos - s.lastNanos(); // >= 0; may wrap only across 2^63 ns
+        if (elapsedNanos < 0) {
+            elapsedNanos = Long.MAX_VALUE;
+        }
+        long tokens = s.tokens();
+        long fraction = s.tokenFraction();
+        if (tokens >= capacity) {
+            return new Level(capacity, 0, rebased, s);
+        }
+        Wide missing = Wide.product(capacity - tokens, periodNanos).subtract(fraction); // > 0, in 1/P tokens
+        Wide added = Wide.product(elapsedNanos, band.refillTokens());
+        if (added.compareTo(missing) >= 0) {
+            return new Level(capacity, 0, rebased, s);
+        }
+        Wide total = added.add(fraction); // < (C - W)·P
+        return new Level(tokens + total.floorDiv(periodNanos).longValueExact(), total.floorMod(periodNanos),
+                rebased, s);
+    }
+
+    /** ceil(((C − tokens)·P − fraction)/R), saturating. */
+    private static long resetAfterNanos(long tokens, long fraction, Band band) {
+        Wide missing = Wide.product(band.capacity() - tokens, band.refillPeriodNanos()).subtract(fraction);
+        return missing.ceilDiv(band.refillTokens()).saturatedLong();
+    }
+
+    static BandResult decide(LimiterState stored, Band band, long cost, long nowNanos) {
+        Level level = load(stored, band, nowNanos);
+        long periodNanos = band.refillPeriodNanos();
+        LimiterState keep = level.stored == null ? null
+                : level.rebased ? new TokenBucketState(nowNanos, level.tokens, level.fraction, periodNanos)
+                : level.stored;
+        long keepReset = resetAfterNanos(level.tokens, level.fraction, band);
+        if (cost <= level.tokens) {
+            long left = level.tokens - cost;
+            return BandResult.admitted(left, resetAfterNanos(left, level.fraction, band),
+                    new TokenBucketState(nowNanos, left, level.fraction, periodNanos), level.rebased, keep, keepReset);
+        }
+        long retry = Decision.NO_RETRY;
+        if (cost <= band.capacity()) {
+            Wide wait = Wide.product(cost - level.tokens, periodNanos).subtract(level.fraction)
+                    .ceilDiv(band.refillTokens());
+            if (wait.fitsLong()) {
+                retry = wait.longValueExact();
+            }
+        }
+        return BandResult.denied(level.tokens, retry, level.rebased, keep, keepReset);
+    }
+
+    static long nanosUntilFresh(LimiterState stored, Band band, long nowNanos) {
+        Level level = load(stored, band, nowNanos);
+        return resetAfterNanos(level.tokens, level.fraction, band);
+    }
+}
