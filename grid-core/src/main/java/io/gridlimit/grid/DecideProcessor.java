@@ -1,0 +1,227 @@
+package io.gridlimit.grid;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.HazelcastInstanceAware;
+import com.hazelcast.map.EntryProcessor;
+import com.hazelcast.map.ExtendedMapEntry;
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import io.gridlimit.algorithm.LimiterState;
+import io.gridlimit.algorithm.Outcome;
+import io.gridlimit.algorithm.RateLimitAlgorithms;
+import io.gridlimit.api.Decision;
+import io.gridlimit.api.Policy;
+import io.gridlimit.time.TimeSource;
+import java.io.IOException;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The one EntryProcessor of a decision (SPEC §8), run by Hazelcast on the partition thread of the member that
+ * owns the key. It carries the {@link Policy} and the cost (or, for coalesced requests, several costs), and
+ * nothing else.
+ *
+ * <p>{@link #process}: reads the owner's {@link TimeSource} once, calls {@link RateLimitAlgorithms} with the stored
+ * state (null when absent or expired), and when the outcome must be written stores the new state with the TTL
+ * of {@link #storedTtlMillis(long)}; returns a {@link DecisionResult}. {@link #getBackupProcessor()}, which
+ * Hazelcast calls after {@code process} on the same instance, then returns a {@link WriteStateProcessor} carrying
+ * exactly that state and TTL, or null when nothing was written (a plain denial), in which case Hazelcast sends
+ * no backup at all ({@code EntryOperation.shouldBackup}). So the algorithm runs exactly once per decision and a
+ * backup never reads time.
+ *
+ * <p>The owner's time source is found through the member's {@code Config} user context
+ * ({@link GridLimitHazelcast#timeSourceOf(HazelcastInstance)}); Hazelcast injects the member through
+ * {@link HazelcastInstanceAware} before {@code process} ({@code EntryOperation.innerBeforeRun} applies the
+ * managed context). Not thread-safe: one instance per invocation, as Hazelcast uses it.
+ */
+final class DecideProcessor
+        implements EntryProcessor<String, LimiterState, DecisionResult>, IdentifiedDataSerializable,
+        HazelcastInstanceAware {
+    /** Most costs one coalesced invocation may carry. */
+    static final int MAX_BATCH = 1024;
+    /**
+     * Hazelcast 5.x keeps an entry's expiration time in whole seconds, rounded down (ExpiryMetadataImpl, via
+     * TimeStripUtil.stripBaseTime), so an entry can expire up to 999 ms before its TTL ends. The TTL handed to
+     * Hazelcast is therefore the state's TTL plus this margin: a state is never dropped before it equals a fresh
+     * one, and lingers at most this long after.
+     */
+    static final long EXPIRY_GRANULARITY_MILLIS = 1_000L;
+    private static final long NANOS_PER_MILLI = 1_000_000L;
+
+    private Policy policy;
+    private long cost;
+    private long[] costs;
+
+    private transient HazelcastInstance instance;
+    private transient TimeSource timeSource;
+    private transient WriteStateProcessor backup;
+
+    /** For deserialization. */
+    DecideProcessor() {
+    }
+
+    /**
+     * A processor deciding one request.
+     *
+     * @param policy the policy
+     * @param cost the cost, in [1, 10^15] (the caller validated it)
+     */
+    DecideProcessor(Policy policy, long cost) {
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.cost = cost;
+    }
+
+    /**
+     * A processor deciding several requests of one key in sequence at one reading (coalescing).
+     *
+     * @param policy the policy
+     * @param costs 1 to {@link #MAX_BATCH} costs, each in [1, 10^15]; not copied, the caller must not change it
+     */
+    DecideProcessor(Policy policy, long[] costs) {
+        this.policy = Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(costs, "costs");
+        if (costs.length < 1 || costs.length > MAX_BATCH) {
+            throw new IllegalArgumentException("costs must hold 1 to " + MAX_BATCH + " costs, got " + costs.length);
+        }
+        this.costs = costs;
+    }
+
+    /**
+     * Uses this time source instead of the member's: for tests on a plain entry without a cluster.
+     *
+     * @param source the time source
+     * @return this processor
+     */
+    DecideProcessor withTimeSource(TimeSource source) {
+        this.timeSource = source;
+        return this;
+    }
+
+    @Override
+    public void setHazelcastInstance(HazelcastInstance hazelcastInstance) {
+        this.instance = hazelcastInstance;
+    }
+
+    @Override
+    public DecisionResult process(Map.Entry<String, LimiterState> entry) {
+        backup = null;
+        TimeSource source = timeSource != null ? timeSource : GridLimitHazelcast.timeSourceOf(instance);
+        long nowNanos = source.nowNanos();
+        LimiterState current = entry.getValue();
+        if (costs == null) {
+            Outcome outcome = RateLimitAlgorithms.apply(current, policy, cost, nowNanos);
+            if (outcome.write()) {
+                store(entry, outcome.state(), outcome.ttlNanos());
+            }
+            return new DecisionResult(new Decision[] {outcome.decision()});
+        }
+        Outcome[] outcomes = RateLimitAlgorithms.applyAll(current, policy, costs, nowNanos);
+        Decision[] decisions = new Decision[outcomes.length];
+        Outcome lastWrite = null;
+        for (int i = 0; i < outcomes.length; i++) {
+            decisions[i] = outcomes[i].decision();
+            if (outcomes[i].write()) {
+                lastWrite = outcomes[i];
+            }
+        }
+        if (lastWrite != null) {
+            // every outcome shares one reading, so the last written state's TTL is measured from now as well
+            store(entry, lastWrite.state(), lastWrite.ttlNanos());
+        }
+        return new DecisionResult(decisions);
+    }
+
+    private void store(Map.Entry<String, LimiterState> entry, LimiterState state, long ttlNanos) {
+        if (!(entry instanceof ExtendedMapEntry<String, LimiterState> extended)) {
+            throw new IllegalStateException("GridLimit needs an ExtendedMapEntry to set a TTL, got "
+                    + entry.getClass().getName());
+        }
+        long ttlMillis = storedTtlMillis(ttlNanos);
+        extended.setValue(state, ttlMillis, TimeUnit.MILLISECONDS);
+        backup = new WriteStateProcessor(state, ttlMillis);
+    }
+
+    /**
+     * The state's TTL in whole milliseconds (SPEC §8): {@code ceil(ttlNanos / 10^6)}, at least 1 ms, since
+     * Hazelcast reads a TTL of 0 as "never expire".
+     *
+     * @param ttlNanos the algorithm's TTL in nanoseconds, >= 0
+     * @return milliseconds in [1, ceil(Long.MAX_VALUE / 10^6)]
+     */
+    static long ttlMillis(long ttlNanos) {
+        if (ttlNanos <= 0) {
+            return 1;
+        }
+        long millis = ttlNanos / NANOS_PER_MILLI + (ttlNanos % NANOS_PER_MILLI == 0 ? 0 : 1);
+        return Math.max(1, millis);
+    }
+
+    /**
+     * The TTL handed to Hazelcast: {@link #ttlMillis(long)} plus {@link #EXPIRY_GRANULARITY_MILLIS}, saturating.
+     *
+     * @param ttlNanos the algorithm's TTL in nanoseconds, >= 0
+     * @return milliseconds, >= 1001
+     */
+    static long storedTtlMillis(long ttlNanos) {
+        long millis = ttlMillis(ttlNanos);
+        return millis > Long.MAX_VALUE - EXPIRY_GRANULARITY_MILLIS ? Long.MAX_VALUE
+                : millis + EXPIRY_GRANULARITY_MILLIS;
+    }
+
+    /**
+     * Returns the backup processor for the invocation just processed.
+     *
+     * @return a processor that stores the state this processor wrote, with the same TTL; null when nothing was
+     *     written, so that no backup operation is sent
+     */
+    @Override
+    public WriteStateProcessor getBackupProcessor() {
+        return backup;
+    }
+
+    Policy policy() {
+        return policy;
+    }
+
+    long cost() {
+        return cost;
+    }
+
+    long[] costs() {
+        return costs;
+    }
+
+    @Override
+    public void writeData(ObjectDataOutput out) throws IOException {
+        PolicyCodec.write(out, policy);
+        out.writeLong(cost);
+        out.writeLongArray(costs);
+    }
+
+    @Override
+    public void readData(ObjectDataInput in) throws IOException {
+        policy = PolicyCodec.read(in);
+        cost = in.readLong();
+        costs = in.readLongArray();
+        if (costs != null && (costs.length < 1 || costs.length > MAX_BATCH)) {
+            throw new IOException("cost count out of range: " + costs.length);
+        }
+    }
+
+    @Override
+    public int getFactoryId() {
+        return SerializationIds.FACTORY_ID;
+    }
+
+    @Override
+    public int getClassId() {
+        return SerializationIds.DECIDE_PROCESSOR;
+    }
+
+    @Override
+    public String toString() {
+        return "DecideProcessor{" + policy.name() + (costs == null ? " cost=" + cost : " costs=" + costs.length) + "}";
+    }
+}

@@ -1,0 +1,212 @@
+package io.gridlimit.grid;
+
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.config.Config;
+import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.SerializationConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.nio.serialization.DataSerializableFactory;
+import com.hazelcast.nio.serialization.compact.CompactSerializer;
+import io.gridlimit.time.ClusterTimeSource;
+import io.gridlimit.time.TimeSource;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Prepares Hazelcast members and clients for GridLimit (SPEC §8): registers the
+ * {@link GridLimitDataSerializableFactory} and the Compact serializers of the stored states, configures the
+ * policy maps {@code gridlimit.*}, and sets the {@link TimeSource} decisions read on a member.
+ *
+ * <p>Every member must be configured (it runs the processors and stores the states); a client needs the
+ * serialization part ({@link #configure(ClientConfig)}). All methods configure before start: Hazelcast copies
+ * nothing back from a running instance. Stateless and thread-safe.
+ *
+ * <pre>{@code
+ * Config config = GridLimitHazelcast.configure(new Config());   // or your own member config
+ * HazelcastInstance member = Hazelcast.newHazelcastInstance(config);
+ * HazelcastRateLimiter limiter = HazelcastRateLimiter.create(member);
+ * }</pre>
+ */
+public final class GridLimitHazelcast {
+    /** Prefix of every policy map: the map of policy {@code p} is {@code gridlimit.p}. */
+    public static final String MAP_PREFIX = "gridlimit.";
+    /** The wildcard map configuration name covering every policy map. */
+    public static final String MAP_CONFIG_NAME = MAP_PREFIX + "*";
+    /** Key under which a member's {@code Config} user context holds the {@link TimeSource} of its decisions. */
+    public static final String TIME_SOURCE_KEY = "io.gridlimit.time.TimeSource";
+    /** Synchronous backups of each policy map by default: 1. */
+    public static final int DEFAULT_BACKUP_COUNT = 1;
+
+    private GridLimitHazelcast() {
+    }
+
+    /**
+     * Returns the map that holds a policy's state.
+     *
+     * @param policyName the policy name
+     * @return {@code "gridlimit." + policyName}
+     * @throws NullPointerException if {@code policyName} is null
+     */
+    public static String mapName(String policyName) {
+        return MAP_PREFIX + Objects.requireNonNull(policyName, "policyName");
+    }
+
+    /**
+     * Configures a member with the defaults: serialization, {@link #mapConfig(int)} with 1 synchronous backup
+     * (unless the config already has a {@code gridlimit.*} map config, which is then kept as given), and decisions
+     * reading the member's cluster time ({@link ClusterTimeSource}) unless the user context already holds a
+     * time source.
+     *
+     * @param config the member configuration, changed in place
+     * @return {@code config}
+     * @throws IllegalArgumentException if the factory id {@link GridLimitDataSerializableFactory#FACTORY_ID} is
+     *     taken by another factory
+     * @throws NullPointerException if {@code config} is null
+     */
+    public static Config configure(Config config) {
+        Objects.requireNonNull(config, "config");
+        configureSerialization(config.getSerializationConfig());
+        if (!config.getMapConfigs().containsKey(MAP_CONFIG_NAME)) {
+            config.addMapConfig(mapConfig(DEFAULT_BACKUP_COUNT));
+        }
+        return config;
+    }
+
+    /**
+     * Configures a member as {@link #configure(Config)} does, with the given time source for its decisions
+     * (tests inject a {@link io.gridlimit.time.ManualTimeSource}; single-process use may pass a
+     * {@link io.gridlimit.time.SystemTimeSource}).
+     *
+     * @param config the member configuration, changed in place
+     * @param timeSource the clock the member's decisions read, epoch nanoseconds
+     * @return {@code config}
+     * @throws IllegalArgumentException if the factory id is taken by another factory
+     * @throws NullPointerException if an argument is null
+     */
+    public static Config configure(Config config, TimeSource timeSource) {
+        configure(config);
+        config.getUserContext().put(TIME_SOURCE_KEY, Objects.requireNonNull(timeSource, "timeSource"));
+        return config;
+    }
+
+    /**
+     * Configures a client: registers the factory and the Compact serializers.
+     *
+     * @param config the client configuration, changed in place
+     * @return {@code config}
+     * @throws IllegalArgumentException if the factory id is taken by another factory
+     * @throws NullPointerException if {@code config} is null
+     */
+    public static ClientConfig configure(ClientConfig config) {
+        Objects.requireNonNull(config, "config");
+        configureSerialization(config.getSerializationConfig());
+        return config;
+    }
+
+    /**
+     * Registers the {@link GridLimitDataSerializableFactory} and one explicit Compact serializer per stored state.
+     * Calling it twice on one config is harmless.
+     *
+     * @param serialization a member's or a client's serialization configuration, changed in place
+     * @return {@code serialization}
+     * @throws IllegalArgumentException if the factory id is taken by another factory
+     */
+    public static SerializationConfig configureSerialization(SerializationConfig serialization) {
+        Objects.requireNonNull(serialization, "serialization");
+        DataSerializableFactory present =
+                serialization.getDataSerializableFactories().get(GridLimitDataSerializableFactory.FACTORY_ID);
+        if (present instanceof GridLimitDataSerializableFactory) {
+            return serialization;
+        }
+        if (present != null || serialization.getDataSerializableFactoryClasses()
+                .containsKey(GridLimitDataSerializableFactory.FACTORY_ID)) {
+            throw new IllegalArgumentException("DataSerializableFactory id "
+                    + GridLimitDataSerializableFactory.FACTORY_ID + " is already taken by another factory");
+        }
+        serialization.addDataSerializableFactory(GridLimitDataSerializableFactory.FACTORY_ID,
+                new GridLimitDataSerializableFactory());
+        for (CompactSerializer<?> serializer : StateSerializers.all()) {
+            serialization.getCompactSerializationConfig().addSerializer(serializer);
+        }
+        return serialization;
+    }
+
+    /**
+     * The configuration of the policy maps {@code gridlimit.*}: the given number of synchronous backups, no
+     * asynchronous backup, in-memory format BINARY (a decision deserializes once on the partition thread either
+     * way), statistics on (for the owned-key gauge), no map-wide TTL (each entry carries its own, SPEC §8).
+     *
+     * @param backupCount synchronous backups, in [0, 6]
+     * @return a new map config named {@link #MAP_CONFIG_NAME}
+     * @throws IllegalArgumentException if {@code backupCount} is out of range
+     */
+    public static MapConfig mapConfig(int backupCount) {
+        if (backupCount < 0 || backupCount > MapConfig.MAX_BACKUP_COUNT) {
+            throw new IllegalArgumentException("backupCount must be in [0, " + MapConfig.MAX_BACKUP_COUNT
+                    + "], got " + backupCount);
+        }
+        return new MapConfig(MAP_CONFIG_NAME)
+                .setBackupCount(backupCount)
+                .setAsyncBackupCount(0)
+                .setInMemoryFormat(InMemoryFormat.BINARY)
+                .setStatisticsEnabled(true);
+    }
+
+    /**
+     * The configuration of a standalone member for the default case: GridLimit configured
+     * ({@link #configure(Config)}), multicast and auto-detection off, TCP-IP join off, phone-home off. It forms
+     * a one-member cluster; pass your own {@code Config} through {@link #configure(Config)} to join others.
+     *
+     * @return a new member configuration
+     */
+    public static Config defaultMemberConfig() {
+        Config config = new Config();
+        config.setProperty("hazelcast.phone.home.enabled", "false");
+        JoinConfig join = config.getNetworkConfig().getJoin();
+        join.getMulticastConfig().setEnabled(false);
+        join.getAutoDetectionConfig().setEnabled(false);
+        join.getTcpIpConfig().setEnabled(false);
+        return configure(config);
+    }
+
+    /**
+     * Starts a standalone embedded member with {@link #defaultMemberConfig()}. The caller owns it and shuts it
+     * down.
+     *
+     * @return the running member, never null
+     */
+    public static HazelcastInstance newEmbeddedMember() {
+        return Hazelcast.newHazelcastInstance(defaultMemberConfig());
+    }
+
+    /**
+     * Returns the time source the member's decisions read: the one its {@code Config} user context holds under
+     * {@link #TIME_SOURCE_KEY}, else (the default) a {@link ClusterTimeSource} of the member, which is then kept
+     * there.
+     *
+     * @param member a running member
+     * @return the member's time source, never null
+     * @throws IllegalStateException if {@code member} is null (no instance was injected) or the user context
+     *     holds something else under the key
+     */
+    public static TimeSource timeSourceOf(HazelcastInstance member) {
+        if (member == null) {
+            throw new IllegalStateException("no HazelcastInstance was injected: GridLimit processors run on a member");
+        }
+        ConcurrentMap<String, Object> context = member.getConfig().getUserContext();
+        Object found = context.get(TIME_SOURCE_KEY);
+        if (found instanceof TimeSource source) {
+            return source;
+        }
+        if (found != null) {
+            throw new IllegalStateException("the user context entry " + TIME_SOURCE_KEY + " holds a "
+                    + found.getClass().getName() + ", not a TimeSource");
+        }
+        TimeSource created = ClusterTimeSource.of(member);
+        Object raced = context.putIfAbsent(TIME_SOURCE_KEY, created);
+        return raced instanceof TimeSource source ? source : created;
+    }
+}

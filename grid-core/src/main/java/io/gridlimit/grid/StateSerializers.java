@@ -1,0 +1,226 @@
+package io.gridlimit.grid;
+
+import com.hazelcast.nio.serialization.compact.CompactReader;
+import com.hazelcast.nio.serialization.compact.CompactSerializer;
+import com.hazelcast.nio.serialization.compact.CompactWriter;
+import io.gridlimit.algorithm.CompositeState;
+import io.gridlimit.algorithm.FixedWindowState;
+import io.gridlimit.algorithm.GcraState;
+import io.gridlimit.algorithm.LimiterState;
+import io.gridlimit.algorithm.SlidingWindowCounterState;
+import io.gridlimit.algorithm.SlidingWindowLogState;
+import io.gridlimit.algorithm.TokenBucketState;
+import io.gridlimit.api.Policy;
+import java.util.List;
+
+/**
+ * Explicit Compact serializers for the stored states (SPEC §8), one per {@link LimiterState} class, each under a
+ * stable type name ({@code gridlimit.<Class>}, see {@link SerializationIds}). Field names and kinds are part of
+ * the stored format: a change adds a field (and reads it only when {@code getFieldKind} finds it), never renames
+ * one. No reflection-based Compact and no Java serialization. Stateless and thread-safe.
+ */
+final class StateSerializers {
+    /** Slots of a composite state's bands: one nullable nested Compact field each, {@code band00..band15}. */
+    private static final String[] BAND_FIELDS = new String[Policy.Builder.MAX_BANDS];
+
+    static {
+        for (int i = 0; i < BAND_FIELDS.length; i++) {
+            BAND_FIELDS[i] = String.format("band%02d", i);
+        }
+    }
+
+    private StateSerializers() {
+    }
+
+    /** @return one serializer per state class, to register on every member and client */
+    static List<CompactSerializer<?>> all() {
+        return List.of(new TokenBucket(), new Gcra(), new FixedWindow(), new SlidingWindowLog(),
+                new SlidingWindowCounter(), new Composite());
+    }
+
+    /** Fields: lastNanos, tokens, tokenFraction, refillPeriodNanos (all INT64). */
+    static final class TokenBucket implements CompactSerializer<TokenBucketState> {
+        @Override
+        public TokenBucketState read(CompactReader r) {
+            return new TokenBucketState(r.readInt64("lastNanos"), r.readInt64("tokens"),
+                    r.readInt64("tokenFraction"), r.readInt64("refillPeriodNanos"));
+        }
+
+        @Override
+        public void write(CompactWriter w, TokenBucketState s) {
+            w.writeInt64("lastNanos", s.lastNanos());
+            w.writeInt64("tokens", s.tokens());
+            w.writeInt64("tokenFraction", s.tokenFraction());
+            w.writeInt64("refillPeriodNanos", s.refillPeriodNanos());
+        }
+
+        @Override
+        public String getTypeName() {
+            return SerializationIds.TOKEN_BUCKET_STATE;
+        }
+
+        @Override
+        public Class<TokenBucketState> getCompactClass() {
+            return TokenBucketState.class;
+        }
+    }
+
+    /** Fields: lastNanos, tatHigh, tatLow, capacity, refillTokens, refillPeriodNanos (all INT64). */
+    static final class Gcra implements CompactSerializer<GcraState> {
+        @Override
+        public GcraState read(CompactReader r) {
+            return new GcraState(r.readInt64("lastNanos"), r.readInt64("tatHigh"), r.readInt64("tatLow"),
+                    r.readInt64("capacity"), r.readInt64("refillTokens"), r.readInt64("refillPeriodNanos"));
+        }
+
+        @Override
+        public void write(CompactWriter w, GcraState s) {
+            w.writeInt64("lastNanos", s.lastNanos());
+            w.writeInt64("tatHigh", s.tatHigh());
+            w.writeInt64("tatLow", s.tatLow());
+            w.writeInt64("capacity", s.capacity());
+            w.writeInt64("refillTokens", s.refillTokens());
+            w.writeInt64("refillPeriodNanos", s.refillPeriodNanos());
+        }
+
+        @Override
+        public String getTypeName() {
+            return SerializationIds.GCRA_STATE;
+        }
+
+        @Override
+        public Class<GcraState> getCompactClass() {
+            return GcraState.class;
+        }
+    }
+
+    /** Fields: lastNanos, count, windowNanos (all INT64). */
+    static final class FixedWindow implements CompactSerializer<FixedWindowState> {
+        @Override
+        public FixedWindowState read(CompactReader r) {
+            return new FixedWindowState(r.readInt64("lastNanos"), r.readInt64("count"), r.readInt64("windowNanos"));
+        }
+
+        @Override
+        public void write(CompactWriter w, FixedWindowState s) {
+            w.writeInt64("lastNanos", s.lastNanos());
+            w.writeInt64("count", s.count());
+            w.writeInt64("windowNanos", s.windowNanos());
+        }
+
+        @Override
+        public String getTypeName() {
+            return SerializationIds.FIXED_WINDOW_STATE;
+        }
+
+        @Override
+        public Class<FixedWindowState> getCompactClass() {
+            return FixedWindowState.class;
+        }
+    }
+
+    /** Fields: lastNanos, windowNanos (INT64), entryNanos (ARRAY_OF_INT64), entryCosts (ARRAY_OF_INT32). */
+    static final class SlidingWindowLog implements CompactSerializer<SlidingWindowLogState> {
+        private static final long[] NO_NANOS = new long[0];
+        private static final int[] NO_COSTS = new int[0];
+
+        @Override
+        public SlidingWindowLogState read(CompactReader r) {
+            long[] nanos = r.readArrayOfInt64("entryNanos");
+            int[] costs = r.readArrayOfInt32("entryCosts");
+            return new SlidingWindowLogState(r.readInt64("lastNanos"), r.readInt64("windowNanos"),
+                    nanos == null ? NO_NANOS : nanos, costs == null ? NO_COSTS : costs);
+        }
+
+        @Override
+        public void write(CompactWriter w, SlidingWindowLogState s) {
+            w.writeInt64("lastNanos", s.lastNanos());
+            w.writeInt64("windowNanos", s.windowNanos());
+            w.writeArrayOfInt64("entryNanos", s.entryNanos());
+            w.writeArrayOfInt32("entryCosts", s.entryCosts());
+        }
+
+        @Override
+        public String getTypeName() {
+            return SerializationIds.SLIDING_WINDOW_LOG_STATE;
+        }
+
+        @Override
+        public Class<SlidingWindowLogState> getCompactClass() {
+            return SlidingWindowLogState.class;
+        }
+    }
+
+    /** Fields: lastNanos, currentCount, previousCount, windowNanos (all INT64). */
+    static final class SlidingWindowCounter implements CompactSerializer<SlidingWindowCounterState> {
+        @Override
+        public SlidingWindowCounterState read(CompactReader r) {
+            return new SlidingWindowCounterState(r.readInt64("lastNanos"), r.readInt64("currentCount"),
+                    r.readInt64("previousCount"), r.readInt64("windowNanos"));
+        }
+
+        @Override
+        public void write(CompactWriter w, SlidingWindowCounterState s) {
+            w.writeInt64("lastNanos", s.lastNanos());
+            w.writeInt64("currentCount", s.currentCount());
+            w.writeInt64("previousCount", s.previousCount());
+            w.writeInt64("windowNanos", s.windowNanos());
+        }
+
+        @Override
+        public String getTypeName() {
+            return SerializationIds.SLIDING_WINDOW_COUNTER_STATE;
+        }
+
+        @Override
+        public Class<SlidingWindowCounterState> getCompactClass() {
+            return SlidingWindowCounterState.class;
+        }
+    }
+
+    /**
+     * Fields: lastNanos (INT64), bandNames (ARRAY_OF_STRING), and {@code band00..band15} (COMPACT, nullable):
+     * band {@code i}'s state in slot {@code i}, the rest null. Slots, because a Compact array holds one type only
+     * and a composite's bands differ in type; a fixed set of fields keeps one schema for every composite.
+     */
+    static final class Composite implements CompactSerializer<CompositeState> {
+        @Override
+        public CompositeState read(CompactReader r) {
+            String[] names = r.readArrayOfString("bandNames");
+            if (names == null || names.length > BAND_FIELDS.length) {
+                throw new IllegalStateException("composite state with "
+                        + (names == null ? "no" : String.valueOf(names.length)) + " band names");
+            }
+            LimiterState[] states = new LimiterState[names.length];
+            for (int i = 0; i < names.length; i++) {
+                states[i] = r.readCompact(BAND_FIELDS[i]);
+            }
+            return new CompositeState(r.readInt64("lastNanos"), names, states);
+        }
+
+        @Override
+        public void write(CompactWriter w, CompositeState s) {
+            String[] names = s.bandNames();
+            LimiterState[] states = s.bandStates();
+            if (names.length > BAND_FIELDS.length) {
+                throw new IllegalArgumentException("a composite state has at most " + BAND_FIELDS.length
+                        + " bands, got " + names.length);
+            }
+            w.writeInt64("lastNanos", s.lastNanos());
+            w.writeArrayOfString("bandNames", names);
+            for (int i = 0; i < BAND_FIELDS.length; i++) {
+                w.writeCompact(BAND_FIELDS[i], i < states.length ? states[i] : null);
+            }
+        }
+
+        @Override
+        public String getTypeName() {
+            return SerializationIds.COMPOSITE_STATE;
+        }
+
+        @Override
+        public Class<CompositeState> getCompactClass() {
+            return CompositeState.class;
+        }
+    }
+}
