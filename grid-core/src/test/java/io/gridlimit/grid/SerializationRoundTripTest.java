@@ -1,0 +1,170 @@
+package io.gridlimit.grid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.internal.serialization.Data;
+import com.hazelcast.internal.serialization.InternalSerializationService;
+import com.hazelcast.spi.impl.SerializationServiceSupport;
+import com.hazelcast.internal.serialization.impl.SerializationConstants;
+import com.hazelcast.internal.serialization.impl.compact.CompactGenericRecord;
+import com.hazelcast.internal.serialization.impl.compact.Schema;
+import io.gridlimit.algorithm.CompositeState;
+import io.gridlimit.algorithm.FixedWindowState;
+import io.gridlimit.algorithm.GcraState;
+import io.gridlimit.algorithm.LimiterState;
+import io.gridlimit.algorithm.SlidingWindowCounterState;
+import io.gridlimit.algorithm.SlidingWindowLogState;
+import io.gridlimit.algorithm.TokenBucketState;
+import io.gridlimit.api.Band;
+import io.gridlimit.api.Decision;
+import io.gridlimit.api.Policy;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every wire id and every Compact state through a real member's serialization service: exact round trips, the
+ * stable ids and type names, and proof that neither Java serialization nor reflective Compact is used.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SerializationRoundTripTest {
+    private GridTestSupport.Cluster cluster;
+    private InternalSerializationService ss;
+
+    @BeforeAll
+    void start() {
+        cluster = new GridTestSupport.Cluster(1, 0);
+        HazelcastInstance member = cluster.startMember(GridTestSupport.T0);
+        ss = (InternalSerializationService) ((SerializationServiceSupport) member).getSerializationService();
+    }
+
+    @AfterAll
+    void stop() {
+        cluster.close();
+    }
+
+    static Stream<LimiterState> states() {
+        long t = GridTestSupport.T0;
+        SlidingWindowLogState log = new SlidingWindowLogState(t, 60_000_000_000L,
+                new long[] {t - 3_000, t - 2_000, t}, new int[] {1, 7, 1_000_000});
+        return Stream.of(
+                new TokenBucketState(t, 42, 123_456, 1_000_000_000L),
+                new TokenBucketState(Long.MIN_VALUE, 0, 0, 1),
+                new GcraState(t, 5, -7L, 1_000_000_000_000_000L, 3, 365L * 86_400_000_000_000L),
+                new FixedWindowState(t, 999_999_999_999_999L, 1_000_000L),
+                log,
+                new SlidingWindowLogState(t, 1_000_000L, new long[0], new int[0]),
+                new SlidingWindowCounterState(t, 17, 4, 3_600_000_000_000L),
+                new CompositeState(t, new String[] {"burst", "hourly", "daily"},
+                        new LimiterState[] {new TokenBucketState(t, 3, 1, 1_000_000_000L), log,
+                                new SlidingWindowCounterState(t, 1, 2, 86_400_000_000_000L)}));
+    }
+
+    @ParameterizedTest
+    @MethodSource("states")
+    void compactStatesRoundTripUnderTheirStableTypeName(LimiterState state) throws Exception {
+        Data data = ss.toData(state);
+
+        assertThat(data.getType()).isEqualTo(SerializationConstants.TYPE_COMPACT);
+        Schema schema = ((CompactGenericRecord) ss.readAsInternalGenericRecord(data)).getSchema();
+        assertThat(schema.getTypeName()).isEqualTo("gridlimit." + state.getClass().getSimpleName());
+        Object back = ss.toObject(data);
+        assertThat(back).isEqualTo(state).isNotSameAs(state);
+    }
+
+    @Test
+    void compositeBandsKeepTheirOwnTypesAndOrder() {
+        CompositeState composite = (CompositeState) states().filter(s -> s instanceof CompositeState)
+                .findFirst().orElseThrow();
+        CompositeState back = ss.toObject(ss.toData(composite));
+        assertThat(back.bandNames()).containsExactly("burst", "hourly", "daily");
+        assertThat(back.bandStates()).extracting(s -> s.getClass().getSimpleName())
+                .containsExactly("TokenBucketState", "SlidingWindowLogState", "SlidingWindowCounterState");
+        SlidingWindowLogState log = (SlidingWindowLogState) back.bandState("hourly");
+        assertThat(log.entryNanos()).containsExactly(GridTestSupport.T0 - 3_000, GridTestSupport.T0 - 2_000,
+                GridTestSupport.T0);
+        assertThat(log.entryCosts()).containsExactly(1, 7, 1_000_000);
+    }
+
+    @Test
+    void idsAndTypeNamesNeverChange() {
+        assertThat(GridLimitDataSerializableFactory.FACTORY_ID).isEqualTo(0x474C);
+        assertThat(new DecideProcessor().getClassId()).isEqualTo(1);
+        assertThat(new WriteStateProcessor().getClassId()).isEqualTo(2);
+        assertThat(new DecisionResult().getClassId()).isEqualTo(3);
+        assertThat(StateSerializers.all()).extracting(s -> s.getTypeName()).containsExactly(
+                "gridlimit.TokenBucketState", "gridlimit.GcraState", "gridlimit.FixedWindowState",
+                "gridlimit.SlidingWindowLogState", "gridlimit.SlidingWindowCounterState", "gridlimit.CompositeState");
+        GridLimitDataSerializableFactory factory = new GridLimitDataSerializableFactory();
+        assertThat(factory.create(1)).isInstanceOf(DecideProcessor.class);
+        assertThat(factory.create(2)).isInstanceOf(WriteStateProcessor.class);
+        assertThat(factory.create(3)).isInstanceOf(DecisionResult.class);
+        assertThat(factory.create(4)).isNull();
+    }
+
+    static Stream<Policy> wirePolicies() {
+        Policy.Builder sixteen = Policy.builder("sixteen");
+        for (int i = 0; i < Policy.Builder.MAX_BANDS; i++) {
+            sixteen.band(i % 2 == 0 ? Band.fixedWindow("w" + i, i + 1, Duration.ofMillis(i + 1))
+                    : Band.gcra("g" + i, 1_000_000_000_000_000L, i, Duration.ofDays(365)));
+        }
+        return Stream.concat(GridTestSupport.policies("wire-", 100_000).stream(), Stream.of(
+                Policy.builder("odd").gcra(7, 3, Duration.ofNanos(1_234_567_891L)).build(),
+                sixteen.build()));
+    }
+
+    @ParameterizedTest
+    @MethodSource("wirePolicies")
+    void decideProcessorCarriesThePolicyAndTheCost(Policy policy) {
+        DecideProcessor single = roundTrip(new DecideProcessor(policy, 1_000_000_000_000_000L));
+        assertThat(single.policy()).isEqualTo(policy);
+        assertThat(single.policy().isComposite()).isEqualTo(policy.isComposite());
+        assertThat(single.cost()).isEqualTo(1_000_000_000_000_000L);
+        assertThat(single.costs()).isNull();
+
+        DecideProcessor batch = roundTrip(new DecideProcessor(policy, new long[] {1, 2, 3}));
+        assertThat(batch.policy()).isEqualTo(policy);
+        assertThat(batch.costs()).containsExactly(1, 2, 3);
+    }
+
+    @ParameterizedTest
+    @MethodSource("states")
+    void writeStateProcessorCarriesTheStateAndTheTtl(LimiterState state) {
+        WriteStateProcessor back = roundTrip(new WriteStateProcessor(state, 3_601_000));
+        assertThat(back.state()).isEqualTo(state);
+        assertThat(back.ttlMillis()).isEqualTo(3_601_000);
+    }
+
+    @Test
+    void decisionResultCarriesEveryField() {
+        Decision[] decisions = {
+            new Decision(true, 10, 9, 1_000_000_000L, Decision.NO_RETRY, null),
+            new Decision(false, 1_000_000_000_000_000L, 0, Long.MAX_VALUE, 5_000_000_001L, "hourly"),
+            new Decision(false, 3, 2, 7, Decision.NO_RETRY, "burst")};
+        DecisionResult back = roundTrip(new DecisionResult(decisions));
+        assertThat(back.decisions()).containsExactly(decisions);
+        assertThat(back.decisions()[0].band()).isNull();
+    }
+
+    private <T> T roundTrip(T object) {
+        Data data = ss.toData(object);
+        assertThat(data.getType()).as("IdentifiedDataSerializable, never Java serialization")
+                .isEqualTo(SerializationConstants.CONSTANT_TYPE_DATA_SERIALIZABLE);
+        T back = ss.toObject(data);
+        assertThat(back).isNotSameAs(object).isInstanceOf(object.getClass());
+        return back;
+    }
+
+    @Test
+    void everyStateClassHasAnExplicitSerializer() {
+        List<Class<?>> serialized = StateSerializers.all().stream().<Class<?>>map(s -> s.getCompactClass()).toList();
+        assertThat(serialized).containsExactlyInAnyOrder(LimiterState.class.getPermittedSubclasses());
+    }
+}
