@@ -1,0 +1,153 @@
+package io.gridlimit.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Turns a JMH CSV result file ({@code -rf csv -rff results.csv}) into the Markdown table of {@code bench/README.md}:
+ * one row per benchmark and parameter, its throughput and 99.9% error, and for the grid rows two ratios measured
+ * in the same run: against the no-op EntryProcessor floor ({@code GridFloorBenchmark.executeOnKey}) and against
+ * Bucket4j's synchronous {@code tryConsume} ({@code Bucket4jBenchmark.tryConsume}). Ratios are plain quotients of
+ * the two scores; the error columns show how far to trust them.
+ *
+ * <pre>{@code
+ * java -cp bench/target/benchmarks.jar io.gridlimit.bench.ResultsTable results.csv
+ * }</pre>
+ */
+public final class ResultsTable {
+    static final String FLOOR = "GridFloorBenchmark.executeOnKey";
+    static final String PEER = "Bucket4jBenchmark.tryConsume";
+
+    private ResultsTable() {
+    }
+
+    /**
+     * Prints the table to standard output.
+     *
+     * @param args one argument: the path of the JMH CSV file
+     * @throws IOException if the file cannot be read
+     * @throws IllegalArgumentException if no path is given or the file lacks JMH's columns
+     */
+    public static void main(String[] args) throws IOException {
+        if (args.length != 1) {
+            throw new IllegalArgumentException("usage: ResultsTable <jmh-results.csv>, got " + args.length + " arguments");
+        }
+        System.out.print(render(Files.readAllLines(Path.of(args[0]), StandardCharsets.UTF_8)));
+    }
+
+    /**
+     * Renders the table.
+     *
+     * @param csvLines the lines of a JMH CSV result file, header first
+     * @return the Markdown table, one line per result, never null
+     * @throws IllegalArgumentException if the header lacks JMH's columns
+     */
+    static String render(List<String> csvLines) {
+        if (csvLines.isEmpty()) {
+            throw new IllegalArgumentException("empty JMH CSV: no header line");
+        }
+        List<String> header = parse(csvLines.get(0));
+        int name = column(header, "Benchmark");
+        int threads = column(header, "Threads");
+        int score = column(header, "Score");
+        int error = column(header, "Score Error (99.9%)");
+        int unit = column(header, "Unit");
+        int param = header.indexOf("Param: algorithm");
+        List<List<String>> rows = new ArrayList<>();
+        Map<String, Double> byName = new HashMap<>();
+        for (String line : csvLines.subList(1, csvLines.size())) {
+            if (line.isBlank()) {
+                continue;
+            }
+            List<String> row = parse(line);
+            rows.add(row);
+            byName.put(shortName(row.get(name)), Double.parseDouble(row.get(score)));
+        }
+        Double floor = byName.get(FLOOR);
+        Double peer = byName.get(PEER);
+        StringBuilder out = new StringBuilder();
+        out.append("| benchmark | algorithm | threads | score | ± 99.9% | unit | × no-op floor (sync) | × Bucket4j (sync) |\n");
+        out.append("|---|---|---:|---:|---:|---|---:|---:|\n");
+        for (List<String> row : rows) {
+            String benchmark = shortName(row.get(name));
+            double value = Double.parseDouble(row.get(score));
+            boolean grid = !benchmark.startsWith("AlgorithmBenchmark");
+            String algorithm = param >= 0 && param < row.size() && !row.get(param).isEmpty() ? row.get(param) : "";
+            out.append("| ").append(benchmark)
+                    .append(" | ").append(algorithm)
+                    .append(" | ").append(row.get(threads))
+                    .append(" | ").append(format(value))
+                    .append(" | ").append(format(parseOrNaN(row.get(error))))
+                    .append(" | ").append(row.get(unit))
+                    .append(" | ").append(grid ? ratio(value, floor) : "—")
+                    .append(" | ").append(grid ? ratio(value, peer) : "—")
+                    .append(" |\n");
+        }
+        return out.toString();
+    }
+
+    private static String shortName(String fullName) {
+        String prefix = "io.gridlimit.bench.";
+        return fullName.startsWith(prefix) ? fullName.substring(prefix.length()) : fullName;
+    }
+
+    private static int column(List<String> header, String title) {
+        int i = header.indexOf(title);
+        if (i < 0) {
+            throw new IllegalArgumentException("JMH CSV header lacks column '" + title + "': " + header);
+        }
+        return i;
+    }
+
+    private static double parseOrNaN(String s) {
+        try {
+            return Double.parseDouble(s);
+        } catch (NumberFormatException e) {
+            return Double.NaN;
+        }
+    }
+
+    private static String format(double v) {
+        return Double.isNaN(v) ? "—" : String.format(Locale.ROOT, "%,.0f", v);
+    }
+
+    private static String ratio(double value, Double reference) {
+        return reference == null || reference == 0 ? "—" : String.format(Locale.ROOT, "%.2f", value / reference);
+    }
+
+    /** Splits one CSV line with double-quoted fields ({@code ""} inside quotes is a quote). */
+    static List<String> parse(String line) {
+        List<String> fields = new ArrayList<>();
+        StringBuilder field = new StringBuilder();
+        boolean quoted = false;
+        for (int i = 0; i < line.length(); i++) {
+            char c = line.charAt(i);
+            if (quoted) {
+                if (c == '"' && i + 1 < line.length() && line.charAt(i + 1) == '"') {
+                    field.append('"');
+                    i++;
+                } else if (c == '"') {
+                    quoted = false;
+                } else {
+                    field.append(c);
+                }
+            } else if (c == '"') {
+                quoted = true;
+            } else if (c == ',') {
+                fields.add(field.toString());
+                field.setLength(0);
+            } else {
+                field.append(c);
+            }
+        }
+        fields.add(field.toString());
+        return fields;
+    }
+}
