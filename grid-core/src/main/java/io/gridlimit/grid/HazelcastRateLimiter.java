@@ -1,5 +1,6 @@
 package io.gridlimit.grid;
 
+import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import io.gridlimit.algorithm.LimiterState;
@@ -199,11 +200,10 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     public OptionalLong localOwnedKeyCount(String policyName) {
         Objects.requireNonNull(policyName, "policyName");
         checkOpen();
-        try {
-            return OptionalLong.of(map(policyName).map.getLocalMapStats().getOwnedEntryCount());
-        } catch (UnsupportedOperationException e) {
-            return OptionalLong.empty();
+        if (!(instance.getLocalEndpoint() instanceof Member)) {
+            return OptionalLong.empty(); // a client's LocalMapStats are empty, not its share
         }
+        return OptionalLong.of(map(policyName).map.getLocalMapStats().getOwnedEntryCount());
     }
 
     /** @return the Hazelcast instance decisions go through (not owned by this limiter) */
