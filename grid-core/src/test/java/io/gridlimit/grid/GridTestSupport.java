@@ -6,6 +6,7 @@ import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
@@ -45,6 +46,8 @@ final class GridTestSupport {
         final List<HazelcastInstance> members = new ArrayList<>();
         final List<ManualTimeSource> clocks = new ArrayList<>();
         final List<HazelcastInstance> clients = new ArrayList<>();
+        /** Extra map configurations added to every member, e.g. another backup count for some policies. */
+        final List<MapConfig> extraMapConfigs = new ArrayList<>();
 
         Cluster(int maxMembers, int backupCount) {
             this.ports = freePorts(maxMembers);
@@ -78,6 +81,7 @@ final class GridTestSupport {
                 join.getTcpIpConfig().addMember("127.0.0.1:" + port);
             }
             config.addMapConfig(GridLimitHazelcast.mapConfig(backupCount));
+            extraMapConfigs.forEach(config::addMapConfig);
             GridLimitHazelcast.configure(config, clock);
             HazelcastInstance member = Hazelcast.newHazelcastInstance(config);
             members.add(member);
