@@ -7,14 +7,22 @@ import io.gridlimit.api.Band;
 import io.gridlimit.api.Policy;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Writes a {@link Policy} into an {@code IdentifiedDataSerializable} stream and reads it back. Wire form: policy
  * name, composite flag, band count, then per band its name, algorithm configuration name (stable text, never an
  * ordinal), capacity, refill tokens, refill period (ns), limit and window (ns). Reading re-validates every value
- * through the {@link Band} factories, so a corrupt stream fails loudly instead of deciding on bad parameters.
+ * through the {@link Band} factories, so a corrupt stream fails loudly instead of deciding on bad parameters; the
+ * decoded {@link Policy} (immutable) is cached by its exact wire form. Thread-safe.
  */
 final class PolicyCodec {
+    /** Most decoded policies kept; the cache is emptied when full (policies are few: one per configured rule). */
+    private static final int MAX_CACHED = 1024;
+    /** Decoded policies by their exact wire form, so that a decision does not re-validate its policy each time. */
+    private static final ConcurrentHashMap<PolicyWire, Policy> DECODED = new ConcurrentHashMap<>();
+
     private PolicyCodec() {
     }
 
@@ -40,11 +48,30 @@ final class PolicyCodec {
         if (count < 1 || count > Policy.Builder.MAX_BANDS || (!composite && count != 1)) {
             throw new IOException("policy '" + name + "': band count out of range: " + count);
         }
+        BandWire[] bands = new BandWire[count];
+        for (int i = 0; i < count; i++) {
+            bands[i] = new BandWire(in.readString(), in.readString(), in.readLong(), in.readLong(), in.readLong(),
+                    in.readLong(), in.readLong());
+        }
+        PolicyWire wire = new PolicyWire(name, composite, List.of(bands));
+        Policy cached = DECODED.get(wire);
+        if (cached != null) {
+            return cached;
+        }
+        Policy decoded = decode(wire);
+        if (DECODED.size() >= MAX_CACHED) {
+            DECODED.clear();
+        }
+        DECODED.put(wire, decoded);
+        return decoded;
+    }
+
+    private static Policy decode(PolicyWire wire) throws IOException {
         try {
-            Policy.Builder builder = Policy.builder(name);
-            for (int i = 0; i < count; i++) {
-                Band band = readBand(in);
-                if (composite) {
+            Policy.Builder builder = Policy.builder(wire.name());
+            for (BandWire b : wire.bands()) {
+                Band band = b.toBand();
+                if (wire.composite()) {
                     builder.band(band);
                 } else {
                     builder.single(band);
@@ -52,24 +79,25 @@ final class PolicyCodec {
             }
             return builder.build();
         } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {
-            throw new IOException("policy '" + name + "' cannot be read: " + e.getMessage(), e);
+            throw new IOException("policy '" + wire.name() + "' cannot be read: " + e.getMessage(), e);
         }
     }
 
-    private static Band readBand(ObjectDataInput in) throws IOException {
-        String name = in.readString();
-        Algorithm algorithm = Algorithm.fromConfigName(in.readString());
-        long capacity = in.readLong();
-        long refillTokens = in.readLong();
-        long refillPeriodNanos = in.readLong();
-        long limit = in.readLong();
-        long windowNanos = in.readLong();
-        return switch (algorithm) {
-            case TOKEN_BUCKET -> Band.tokenBucket(name, capacity, refillTokens, Duration.ofNanos(refillPeriodNanos));
-            case GCRA -> Band.gcra(name, capacity, refillTokens, Duration.ofNanos(refillPeriodNanos));
-            case FIXED_WINDOW -> Band.fixedWindow(name, limit, Duration.ofNanos(windowNanos));
-            case SLIDING_WINDOW_LOG -> Band.slidingWindowLog(name, limit, Duration.ofNanos(windowNanos));
-            case SLIDING_WINDOW_COUNTER -> Band.slidingWindowCounter(name, limit, Duration.ofNanos(windowNanos));
-        };
+    /** A policy as read from the wire, before validation: the key of the decoded-policy cache. */
+    private record PolicyWire(String name, boolean composite, List<BandWire> bands) {
+    }
+
+    /** A band as read from the wire, before validation. */
+    private record BandWire(String name, String algorithm, long capacity, long refillTokens,
+                            long refillPeriodNanos, long limit, long windowNanos) {
+        Band toBand() {
+            return switch (Algorithm.fromConfigName(algorithm)) {
+                case TOKEN_BUCKET -> Band.tokenBucket(name, capacity, refillTokens, Duration.ofNanos(refillPeriodNanos));
+                case GCRA -> Band.gcra(name, capacity, refillTokens, Duration.ofNanos(refillPeriodNanos));
+                case FIXED_WINDOW -> Band.fixedWindow(name, limit, Duration.ofNanos(windowNanos));
+                case SLIDING_WINDOW_LOG -> Band.slidingWindowLog(name, limit, Duration.ofNanos(windowNanos));
+                case SLIDING_WINDOW_COUNTER -> Band.slidingWindowCounter(name, limit, Duration.ofNanos(windowNanos));
+            };
+        }
     }
 }
