@@ -15,10 +15,11 @@ import java.util.Map;
  * one row per benchmark and parameter, its throughput and 99.9% error, and for the grid rows two ratios measured
  * in the same run: against the no-op EntryProcessor floor ({@code GridFloorBenchmark.executeOnKey}) and against
  * Bucket4j's synchronous {@code tryConsume} ({@code Bucket4jBenchmark.tryConsume}). Ratios are plain quotients of
- * the two scores; the error columns show how far to trust them.
+ * the two scores; the error columns show how far to trust them. Given JMH's console log as well, a column lists
+ * the lowest and highest measured iteration of each row, which shows drift (warm-up, load) that a mean hides.
  *
  * <pre>{@code
- * java -cp bench/target/benchmarks.jar io.gridlimit.bench.ResultsTable results.csv
+ * java -cp bench/target/benchmarks.jar io.gridlimit.bench.ResultsTable results.csv [jmh.log]
  * }</pre>
  */
 public final class ResultsTable {
@@ -31,25 +32,61 @@ public final class ResultsTable {
     /**
      * Prints the table to standard output.
      *
-     * @param args one argument: the path of the JMH CSV file
-     * @throws IOException if the file cannot be read
-     * @throws IllegalArgumentException if no path is given or the file lacks JMH's columns
+     * @param args the path of the JMH CSV file, optionally followed by the path of JMH's console log
+     * @throws IOException if a file cannot be read
+     * @throws IllegalArgumentException if no path is given or the CSV lacks JMH's columns
      */
     public static void main(String[] args) throws IOException {
-        if (args.length != 1) {
-            throw new IllegalArgumentException("usage: ResultsTable <jmh-results.csv>, got " + args.length + " arguments");
+        if (args.length < 1 || args.length > 2) {
+            throw new IllegalArgumentException(
+                    "usage: ResultsTable <jmh-results.csv> [jmh-console.log], got " + args.length + " arguments");
         }
-        System.out.print(render(Files.readAllLines(Path.of(args[0]), StandardCharsets.UTF_8)));
+        List<String> log = args.length == 2 ? Files.readAllLines(Path.of(args[1]), StandardCharsets.UTF_8) : List.of();
+        System.out.print(render(Files.readAllLines(Path.of(args[0]), StandardCharsets.UTF_8), log));
+    }
+
+    /**
+     * Collects the measured (not warm-up) iteration scores from JMH's console log.
+     *
+     * @param logLines the lines of the log, possibly empty
+     * @return scores per {@code "<Class.method>|<algorithm or empty>"}, in log order
+     */
+    static Map<String, List<Double>> iterations(List<String> logLines) {
+        Map<String, List<Double>> byRow = new HashMap<>();
+        String benchmark = null;
+        String algorithm = "";
+        for (String line : logLines) {
+            if (line.startsWith("# Benchmark: ")) {
+                benchmark = shortName(line.substring("# Benchmark: ".length()).trim());
+                algorithm = "";
+            } else if (line.startsWith("# Parameters: (algorithm = ")) {
+                algorithm = line.substring("# Parameters: (algorithm = ".length(), line.length() - 1).trim();
+            } else if (benchmark != null && line.startsWith("Iteration ")) {
+                int colon = line.indexOf(':');
+                String[] words = line.substring(colon + 1).trim().split("\\s+");
+                if (colon > 0 && words.length >= 1) {
+                    try {
+                        byRow.computeIfAbsent(benchmark + "|" + algorithm, k -> new ArrayList<>())
+                                .add(Double.parseDouble(words[0]));
+                    } catch (NumberFormatException e) {
+                        // a line JMH interleaved with other output: not a score
+                    }
+                }
+            }
+        }
+        return byRow;
     }
 
     /**
      * Renders the table.
      *
      * @param csvLines the lines of a JMH CSV result file, header first
+     * @param logLines the lines of JMH's console log of the same run, or an empty list
      * @return the Markdown table, one line per result, never null
      * @throws IllegalArgumentException if the header lacks JMH's columns
      */
-    static String render(List<String> csvLines) {
+    static String render(List<String> csvLines, List<String> logLines) {
+        Map<String, List<Double>> measured = iterations(logLines);
         if (csvLines.isEmpty()) {
             throw new IllegalArgumentException("empty JMH CSV: no header line");
         }
@@ -73,8 +110,9 @@ public final class ResultsTable {
         Double floor = byName.get(FLOOR);
         Double peer = byName.get(PEER);
         StringBuilder out = new StringBuilder();
-        out.append("| benchmark | algorithm | threads | score | ± 99.9% | unit | × no-op floor (sync) | × Bucket4j (sync) |\n");
-        out.append("|---|---|---:|---:|---:|---|---:|---:|\n");
+        out.append("| benchmark | algorithm | threads | score | ± 99.9% | iterations min – max | unit "
+                + "| × no-op floor (sync) | × Bucket4j (sync) |\n");
+        out.append("|---|---|---:|---:|---:|---:|---|---:|---:|\n");
         for (List<String> row : rows) {
             String benchmark = shortName(row.get(name));
             double value = Double.parseDouble(row.get(score));
@@ -85,6 +123,7 @@ public final class ResultsTable {
                     .append(" | ").append(row.get(threads))
                     .append(" | ").append(format(value))
                     .append(" | ").append(format(parseOrNaN(row.get(error))))
+                    .append(" | ").append(range(measured.get(benchmark + "|" + algorithm)))
                     .append(" | ").append(row.get(unit))
                     .append(" | ").append(grid ? ratio(value, floor) : "—")
                     .append(" | ").append(grid ? ratio(value, peer) : "—")
@@ -116,6 +155,19 @@ public final class ResultsTable {
 
     private static String format(double v) {
         return Double.isNaN(v) ? "—" : String.format(Locale.ROOT, "%,.0f", v);
+    }
+
+    private static String range(List<Double> scores) {
+        if (scores == null || scores.isEmpty()) {
+            return "—";
+        }
+        double min = Double.POSITIVE_INFINITY;
+        double max = Double.NEGATIVE_INFINITY;
+        for (double v : scores) {
+            min = Math.min(min, v);
+            max = Math.max(max, v);
+        }
+        return format(min) + " – " + format(max);
     }
 
     private static String ratio(double value, Double reference) {
