@@ -38,7 +38,13 @@ import java.util.function.Function;
  * completion run on that thread; {@code *Async} dependents without an executor run on that pool too (the stage's
  * default executor), never on {@code ForkJoinPool.commonPool()} or on a thread per task. A dependent registered
  * after completion runs, as always with {@link CompletableFuture}, on the registering thread. Keep callbacks short
- * and non-blocking: the pool is small ({@link Builder#asyncThreads(int)}).
+ * and non-blocking: the pool is small ({@link Builder#asyncThreads(int)}); move blocking or long downstream work
+ * (for instance the rest of an HTTP request) to its own executor with {@code thenXxxAsync(fn, executor)}.
+ *
+ * <p>Why a pool of our own: Hazelcast completes {@code submitToKey} futures through its default async executor,
+ * which on machines with 2 CPUs or fewer (common-pool parallelism 1) starts a new thread per task. This limiter
+ * therefore attaches its single callback directly to Hazelcast's invocation future with its own executor (see
+ * {@code AsyncSubmitter}), so that no decision starts a thread.
  *
  * <p>Thread-safe.
  */
