@@ -14,6 +14,10 @@ final class ApiProblems {
     static final String TEMPORARY_REDUCED_CAPACITY =
             "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
 
+    /** Its title, as the HTTP filter's 503 writes it. */
+    static final String TEMPORARY_REDUCED_CAPACITY_TITLE =
+            "Service temporarily unable to satisfy the request due to reduced capacity";
+
     private ApiProblems() {
     }
 
@@ -40,6 +44,7 @@ final class ApiProblems {
         return HttpResponse.<Problem>status(HttpStatus.SERVICE_UNAVAILABLE)
                 .contentType(Problem.MEDIA_TYPE)
                 .header("Retry-After", "1")
-                .body(new Problem(TEMPORARY_REDUCED_CAPACITY, "Temporarily reduced capacity", 503, detail, null));
+                .body(new Problem(TEMPORARY_REDUCED_CAPACITY, TEMPORARY_REDUCED_CAPACITY_TITLE, 503, detail,
+                        null));
     }
 }

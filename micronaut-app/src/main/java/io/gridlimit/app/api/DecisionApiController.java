@@ -32,6 +32,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The decision API for callers that are not Java: they ask the grid for a decision and enforce it themselves
@@ -54,8 +55,10 @@ import java.util.concurrent.TimeoutException;
  * (e.g. {@code ip:203.0.113.7}) shares that key's quota with the HTTP filter. Errors are RFC 9457 problems
  * ({@code application/problem+json}): 400 for malformed JSON, a missing or empty policy or key, a key over 1024
  * bytes or a cost outside [1, 10^15]; 404 for an unknown policy; 503 with {@code Retry-After: 1} when the grid
- * fails or does not answer within {@code gridlimit.decision-api.timeout} (default: {@code gridlimit.grid-timeout}).
- * A batch that fails this way may have consumed quota for the checks decided before the failure.
+ * fails (a batch: as soon as one of its checks fails) or does not answer within
+ * {@code gridlimit.decision-api.timeout} (default 1 s). The HTTP filter's {@code gridlimit.grid-timeout} is not
+ * used here: an API caller applies its own deadline and fallback, and this bound only keeps a request from waiting
+ * forever. A batch that fails this way may have consumed quota for the checks decided before the failure.
  *
  * <p><b>Shadow policies</b> ({@code shadow: true}) are reported as computed: a denial reads {@code "allowed":
  * false}. Shadow mode is the filter's business (it admits anyway); an API caller decides what to do with the
@@ -70,7 +73,8 @@ public class DecisionApiController {
     public static final int MAX_BATCH_CHECKS = 100;
 
     private static final Logger LOG = LoggerFactory.getLogger(DecisionApiController.class);
-    private static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
+    /** Default {@code gridlimit.decision-api.timeout}: 1 s. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(1);
 
     private final RateLimiter rateLimiter;
     private final PolicyRegistry policies;
@@ -83,18 +87,16 @@ public class DecisionApiController {
      * @param rateLimiter the grid-backed limiter
      * @param policies the configured policies
      * @param jsonMapper reads request bodies into JSON trees
-     * @param apiTimeout {@code gridlimit.decision-api.timeout}: how long a request waits for the grid; null to use
-     *     {@code gridTimeout}
-     * @param gridTimeout {@code gridlimit.grid-timeout}; null for 100 ms
-     * @throws IllegalArgumentException if the effective timeout is zero or negative
+     * @param apiTimeout {@code gridlimit.decision-api.timeout}: how long a request waits for the grid; null for
+     *     {@link #DEFAULT_TIMEOUT}
+     * @throws IllegalArgumentException if the timeout is zero or negative
      */
     public DecisionApiController(RateLimiter rateLimiter, PolicyRegistry policies, JsonMapper jsonMapper,
-                                 @Property(name = "gridlimit.decision-api.timeout") @Nullable Duration apiTimeout,
-                                 @Property(name = "gridlimit.grid-timeout") @Nullable Duration gridTimeout) {
+                                 @Property(name = "gridlimit.decision-api.timeout") @Nullable Duration apiTimeout) {
         this.rateLimiter = rateLimiter;
         this.policies = policies;
         this.jsonMapper = jsonMapper;
-        Duration timeout = apiTimeout != null ? apiTimeout : gridTimeout != null ? gridTimeout : DEFAULT_TIMEOUT;
+        Duration timeout = apiTimeout != null ? apiTimeout : DEFAULT_TIMEOUT;
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("gridlimit.decision-api.timeout must be positive, got " + timeout);
         }
@@ -148,8 +150,7 @@ public class DecisionApiController {
             lastByKey.put(id, decision);
             decisions.add(decision);
         }
-        CompletableFuture<Void> all = CompletableFuture.allOf(decisions.toArray(CompletableFuture[]::new));
-        return withTimeout(all)
+        return withTimeout(allOrFirstFailure(decisions))
                 .<HttpResponse<?>>thenApply(ignored -> HttpResponse.ok(
                         new BatchCheckResponse(decisions.stream().map(CompletableFuture::join).toList())))
                 .exceptionally(e -> failure(e, checks));
@@ -229,6 +230,22 @@ public class DecisionApiController {
         return result;
     }
 
+    /** Completes when every future has, or exceptionally as soon as one fails (unlike {@code allOf}). */
+    private static CompletableFuture<Void> allOrFirstFailure(List<CompletableFuture<CheckResponse>> futures) {
+        CompletableFuture<Void> all = new CompletableFuture<>();
+        AtomicInteger pending = new AtomicInteger(futures.size());
+        for (CompletableFuture<CheckResponse> f : futures) {
+            f.whenComplete((ignored, error) -> {
+                if (error != null) {
+                    all.completeExceptionally(error);
+                } else if (pending.decrementAndGet() == 0) {
+                    all.complete(null);
+                }
+            });
+        }
+        return all;
+    }
+
     private <T> CompletableFuture<T> withTimeout(CompletableFuture<T> future) {
         return future.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
     }
@@ -239,8 +256,8 @@ public class DecisionApiController {
         if (cause instanceof TimeoutException) {
             LOG.warn("decision API: the grid did not answer within {} ms (policies {})",
                     TimeUnit.NANOSECONDS.toMillis(timeoutNanos), policyNames);
-            return ApiProblems.gridUnavailable("the rate-limit grid did not answer in time; nothing may be assumed "
-                    + "about this request's quota");
+            return ApiProblems.gridUnavailable("the rate-limit grid did not answer within "
+                    + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms; retry after 1 second");
         }
         if (cause instanceof IllegalArgumentException) {
             // Validated above, so the limiter should not object; answer as the limiter says, without its message
@@ -248,7 +265,7 @@ public class DecisionApiController {
             return ApiProblems.of(HttpStatus.BAD_REQUEST, "the check was rejected by the rate limiter");
         }
         LOG.warn("decision API: the grid failed (policies {}): {}", policyNames, cause.getClass().getName());
-        return ApiProblems.gridUnavailable("the rate-limit grid is unavailable");
+        return ApiProblems.gridUnavailable("the rate-limit grid is unavailable; retry after 1 second");
     }
 
     private static Throwable unwrap(Throwable error) {

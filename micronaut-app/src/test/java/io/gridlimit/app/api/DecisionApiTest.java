@@ -1,0 +1,228 @@
+package io.gridlimit.app.api;
+
+import io.gridlimit.app.support.Http;
+import io.gridlimit.app.support.ServiceProperties;
+import io.gridlimit.app.support.SharedClock;
+import io.gridlimit.time.ManualTimeSource;
+import io.micronaut.context.annotation.Property;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.client.BlockingHttpClient;
+import io.micronaut.http.client.HttpClient;
+import io.micronaut.http.client.annotation.Client;
+import io.micronaut.test.extensions.junit5.annotation.MicronautTest;
+import io.micronaut.test.support.TestPropertyProvider;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The decision API over real HTTP against the service's own configuration plus a few test policies, with an
+ * embedded member and a manual clock: exact statuses and bodies.
+ */
+@MicronautTest
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DecisionApiTest implements TestPropertyProvider {
+    private static final String CHECK = "/v1/ratelimit/check";
+    private static final String BATCH = "/v1/ratelimit/check/batch";
+    private static final long HOUR_NANOS = TimeUnit.HOURS.toNanos(1);
+
+    @Inject
+    @Client("/")
+    HttpClient httpClient;
+
+    @Inject
+    ManualTimeSource clock;
+
+    @Property(name = SharedClock.PROPERTY)
+    String clockName;
+
+    @Override
+    public Map<String, String> getProperties() {
+        Map<String, String> p = new HashMap<>();
+        ServiceProperties.standalone().forEach((k, v) -> p.put(k, String.valueOf(v)));
+        p.put("gridlimit.hazelcast.members", p.get("gridlimit.hazelcast.members")
+                .replace("[", "").replace("]", ""));
+        p.put("gridlimit.policies.api.algorithm", "token-bucket");
+        p.put("gridlimit.policies.api.capacity", "10");
+        p.put("gridlimit.policies.api.refill-tokens", "1");
+        p.put("gridlimit.policies.api.refill-period", "1s");
+        p.put("gridlimit.policies.tiers.bands.burst.algorithm", "fixed-window");
+        p.put("gridlimit.policies.tiers.bands.burst.limit", "2");
+        p.put("gridlimit.policies.tiers.bands.burst.window", "1s");
+        p.put("gridlimit.policies.tiers.bands.hourly.algorithm", "sliding-window-counter");
+        p.put("gridlimit.policies.tiers.bands.hourly.limit", "100");
+        p.put("gridlimit.policies.tiers.bands.hourly.window", "1h");
+        p.put("gridlimit.policies.shadowed.algorithm", "fixed-window");
+        p.put("gridlimit.policies.shadowed.limit", "1");
+        p.put("gridlimit.policies.shadowed.window", "1m");
+        p.put("gridlimit.policies.shadowed.shadow", "true");
+        return Collections.unmodifiableMap(p);
+    }
+
+    /** Moves the clock forward to the next whole hour: aligned to every window, and later than any test before. */
+    @BeforeEach
+    void nextHour() {
+        long now = clock.peekNanos();
+        clock.setNanos((Math.floorDiv(now, HOUR_NANOS) + 1) * HOUR_NANOS);
+    }
+
+    private BlockingHttpClient client() {
+        return httpClient.toBlocking();
+    }
+
+    private HttpResponse<String> post(String path, String json) {
+        return Http.exchange(client(), HttpRequest.POST(path, json).contentType(MediaType.APPLICATION_JSON));
+    }
+
+    private static String decision(boolean allowed, long limit, long remaining, long resetAfterMillis,
+                                   Long retryAfterMillis, String policy, String band) {
+        return "{\"allowed\":" + allowed + ",\"limit\":" + limit + ",\"remaining\":" + remaining
+                + ",\"resetAfterMillis\":" + resetAfterMillis + ",\"retryAfterMillis\":" + retryAfterMillis
+                + ",\"policy\":\"" + policy + "\",\"band\":" + (band == null ? "null" : "\"" + band + "\"") + "}";
+    }
+
+    private static String problem(int status, String title, String detail) {
+        return "{\"type\":\"about:blank\",\"title\":\"" + title + "\",\"status\":" + status + ",\"detail\":\""
+                + detail.replace("\"", "\\\"") + "\"}";
+    }
+
+    private void assertOk(HttpResponse<String> response, String body) {
+        assertThat(response.code()).isEqualTo(200);
+        assertThat(response.getContentType()).contains(MediaType.APPLICATION_JSON_TYPE);
+        assertThat(Http.body(response)).isEqualTo(body);
+    }
+
+    private void assertProblem(HttpResponse<String> response, int status, String title, String detail) {
+        assertThat(response.code()).isEqualTo(status);
+        assertThat(response.getContentType().map(MediaType::toString)).contains("application/problem+json");
+        assertThat(Http.body(response)).isEqualTo(problem(status, title, detail));
+    }
+
+    private HttpResponse<String> check(String policy, String key) {
+        return post(CHECK, "{\"policy\":\"" + policy + "\",\"key\":\"" + key + "\"}");
+    }
+
+    @Test
+    void slidingWindowLogDecisionsWithMillisecondsRoundedUp() {
+        for (int remaining = 4; remaining >= 0; remaining--) {
+            assertOk(check("demo", "user:seq"), decision(true, 5, remaining, 10_001, null, "demo", null));
+        }
+        // Denied at t0: the oldest entry frees its capacity at t0 + 10 s + 1 ns (SPEC §3).
+        assertOk(check("demo", "user:seq"), decision(false, 5, 0, 10_001, 10_001L, "demo", null));
+        clock.advance(java.time.Duration.ofSeconds(3));
+        assertOk(check("demo", "user:seq"), decision(false, 5, 0, 7_001, 7_001L, "demo", null));
+        clock.advance(java.time.Duration.ofSeconds(7));
+        // 1 ns left: still 1 ms, never 0.
+        assertOk(check("demo", "user:seq"), decision(false, 5, 0, 1, 1L, "demo", null));
+        clock.advanceNanos(1);
+        assertOk(check("demo", "user:seq"), decision(true, 5, 4, 10_001, null, "demo", null));
+    }
+
+    @Test
+    void tokenBucketCostsAndAnUnsatisfiableCost() {
+        assertOk(post(CHECK, "{\"policy\":\"api\",\"key\":\"user:bucket\",\"cost\":10}"),
+                decision(true, 10, 0, 10_000, null, "api", null));
+        assertOk(post(CHECK, "{\"policy\":\"api\",\"key\":\"user:bucket\",\"cost\":3}"),
+                decision(false, 10, 0, 10_000, 3_000L, "api", null));
+        // More than the capacity can never pass: no retryAfter.
+        assertOk(post(CHECK, "{\"policy\":\"api\",\"key\":\"user:bucket\",\"cost\":11}"),
+                decision(false, 10, 0, 10_000, null, "api", null));
+        clock.advance(java.time.Duration.ofMillis(1));
+        // 0.001 tokens: full again after 9.999 s, one token after 0.999 s.
+        assertOk(check("api", "user:bucket"), decision(false, 10, 0, 9_999, 999L, "api", null));
+    }
+
+    @Test
+    void compositePolicyNamesTheBindingBand() {
+        assertOk(check("tiers", "user:tiers"), decision(true, 2, 1, 1_000, null, "tiers", "burst"));
+        assertOk(check("tiers", "user:tiers"), decision(true, 2, 0, 1_000, null, "tiers", "burst"));
+        assertOk(check("tiers", "user:tiers"), decision(false, 2, 0, 1_000, 1_000L, "tiers", "burst"));
+    }
+
+    @Test
+    void shadowPolicyIsReportedAsComputed() {
+        assertOk(check("shadowed", "user:shadow"), decision(true, 1, 0, 60_000, null, "shadowed", null));
+        assertOk(check("shadowed", "user:shadow"), decision(false, 1, 0, 60_000, 60_000L, "shadowed", null));
+    }
+
+    @Test
+    void batchAnswersInOrderAndDecidesOneKeyInRequestOrder() {
+        StringBuilder body = new StringBuilder("{\"checks\":[");
+        for (int i = 0; i < 6; i++) {
+            body.append("{\"policy\":\"demo\",\"key\":\"user:b1\"},");
+        }
+        body.append("{\"policy\":\"api\",\"key\":\"user:b2\",\"cost\":4},{\"policy\":\"demo\",\"key\":\"user:b3\"}]}");
+        String expected = "{\"decisions\":["
+                + decision(true, 5, 4, 10_001, null, "demo", null) + ","
+                + decision(true, 5, 3, 10_001, null, "demo", null) + ","
+                + decision(true, 5, 2, 10_001, null, "demo", null) + ","
+                + decision(true, 5, 1, 10_001, null, "demo", null) + ","
+                + decision(true, 5, 0, 10_001, null, "demo", null) + ","
+                + decision(false, 5, 0, 10_001, 10_001L, "demo", null) + ","
+                + decision(true, 10, 6, 4_000, null, "api", null) + ","
+                + decision(true, 5, 4, 10_001, null, "demo", null) + "]}";
+        assertOk(post(BATCH, body.toString()), expected);
+    }
+
+    @Test
+    void anInvalidBatchDecidesNothing() {
+        String ok = "{\"policy\":\"demo\",\"key\":\"user:v1\"}";
+        assertProblem(post(BATCH, "{\"checks\":[" + ok + "," + ok + ",{\"policy\":\"nope\",\"key\":\"user:v1\"}]}"),
+                404, "Not Found", "checks[2].policy 'nope' is not a configured policy");
+        assertProblem(post(BATCH, "{\"checks\":[" + ok + ",{\"policy\":\"demo\",\"key\":\"\"}]}"),
+                400, "Bad Request", "checks[1].key must not be empty");
+        assertProblem(post(BATCH, "{\"checks\":[" + ok + ",{\"policy\":\"demo\",\"key\":\"user:v1\",\"cost\":0}]}"),
+                400, "Bad Request", "checks[1].cost must be an integer in [1, 1000000000000000], got 0");
+        String many = "{\"checks\":[" + String.join(",", Collections.nCopies(101, ok)) + "]}";
+        assertProblem(post(BATCH, many), 400, "Bad Request", "checks must hold 1 to 100 checks, got 101");
+        assertProblem(post(BATCH, "{\"checks\":[]}"), 400, "Bad Request", "checks must hold 1 to 100 checks, got 0");
+        // None of the above consumed anything.
+        assertOk(check("demo", "user:v1"), decision(true, 5, 4, 10_001, null, "demo", null));
+        // A batch of exactly 100 is accepted.
+        String hundred = "{\"checks\":[" + String.join(",",
+                Collections.nCopies(100, "{\"policy\":\"api\",\"key\":\"user:v100\",\"cost\":1}")) + "]}";
+        HttpResponse<String> full = post(BATCH, hundred);
+        assertThat(full.code()).isEqualTo(200);
+        assertThat(Http.body(full)).startsWith("{\"decisions\":[" + decision(true, 10, 9, 1_000, null, "api", null));
+        assertThat(Http.body(full)).endsWith(decision(false, 10, 0, 10_000, 1_000L, "api", null) + "]}");
+    }
+
+    @Test
+    void badRequestsAreProblemsWithoutMicronautErrorBodies() {
+        assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":"), 400, "Bad Request",
+                "the request body is not valid JSON");
+        assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":\"\"}"), 400, "Bad Request", "key must not be empty");
+        assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":\"" + "k".repeat(1025) + "\"}"), 400,
+                "Bad Request", "key must be at most 1024 UTF-8 bytes, got 1025");
+        assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":\"k\",\"cost\":0}"), 400, "Bad Request",
+                "cost must be an integer in [1, 1000000000000000], got 0");
+        assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":\"k\",\"cost\":1000000000000001}"), 400,
+                "Bad Request", "cost must be an integer in [1, 1000000000000000], got 1000000000000001");
+        assertProblem(post(CHECK, "{\"policy\":\"nope\",\"key\":\"k\"}"), 404, "Not Found",
+                "policy 'nope' is not a configured policy");
+        assertProblem(Http.exchange(client(), HttpRequest.POST(CHECK, "{}").contentType(MediaType.TEXT_PLAIN)),
+                415, "Unsupported Media Type", "the request body must be sent as Content-Type: application/json");
+        assertProblem(Http.exchange(client(), HttpRequest.GET(CHECK)), 405, "Method Not Allowed",
+                "the decision API accepts POST only");
+        // Rejected requests consumed nothing.
+        assertOk(check("demo", "k"), decision(true, 5, 4, 10_001, null, "demo", null));
+    }
+
+    @Test
+    void keysAreUsedAsGivenUpTo1024Utf8Bytes() {
+        String key = "é".repeat(512);
+        assertOk(check("demo", key), decision(true, 5, 4, 10_001, null, "demo", null));
+        assertOk(check("demo", key), decision(true, 5, 3, 10_001, null, "demo", null));
+        assertOk(check("demo", key.substring(1)), decision(true, 5, 4, 10_001, null, "demo", null));
+    }
+}

@@ -1,0 +1,50 @@
+package io.gridlimit.app.support;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Properties that start the service (its own {@code application.yml}) in a test: random HTTP port, an embedded
+ * Hazelcast member on a free port of 127.0.0.1 in a cluster of its own, a shared manual clock.
+ */
+public final class ServiceProperties {
+    private ServiceProperties() {
+    }
+
+    /**
+     * Properties for one member of a test cluster.
+     *
+     * @param clusterName the Hazelcast cluster name, unique per test cluster
+     * @param clock the shared clock's name ({@link SharedClock})
+     * @param hazelcastPort this member's port
+     * @param memberPorts the ports of every member of the cluster (TCP-IP join on 127.0.0.1)
+     * @return a mutable map of properties
+     */
+    public static Map<String, Object> member(String clusterName, String clock, int hazelcastPort,
+                                             int... memberPorts) {
+        Map<String, Object> p = new HashMap<>();
+        p.put("micronaut.server.port", -1);
+        p.put(SharedClock.PROPERTY, clock);
+        p.put("gridlimit.hazelcast.cluster-name", clusterName);
+        p.put("gridlimit.hazelcast.port", hazelcastPort);
+        List<String> members = new java.util.ArrayList<>();
+        for (int port : memberPorts) {
+            members.add("127.0.0.1:" + port);
+        }
+        p.put("gridlimit.hazelcast.members", members);
+        return p;
+    }
+
+    /**
+     * Properties for a single-member service with its own cluster and clock.
+     *
+     * @return a mutable map of properties
+     */
+    public static Map<String, Object> standalone() {
+        String id = UUID.randomUUID().toString();
+        int port = FreePorts.next();
+        return member("svc-test-" + id, id, port, port);
+    }
+}
