@@ -1,0 +1,114 @@
+package io.gridlimit.micronaut.filter;
+
+import io.gridlimit.api.RateLimiter;
+import io.gridlimit.micronaut.config.KeySource;
+import io.gridlimit.micronaut.config.RouteRule;
+import io.micronaut.http.HttpRequest;
+import jakarta.inject.Singleton;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.Principal;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Builds a rule's grid key for a request (SPEC §6): each key source gives one part, the parts are joined with
+ * {@code |} in declared order. Parts: {@code ip:<address>} or {@code ip:<network>/<n>} ({@link ClientIpResolver}),
+ * {@code hdr:<sha-256 hex of the value>} (all lines of the header joined with {@code ,}, then trimmed; the raw
+ * value is never kept), {@code user:<principal name>}, {@code global}, {@code route:<pattern>}. Thread-safe.
+ */
+@Singleton
+public class KeyResolver {
+    private final ClientIpResolver clientIp;
+
+    /** @param clientIp the client IP resolver */
+    public KeyResolver(ClientIpResolver clientIp) {
+        this.clientIp = clientIp;
+    }
+
+    /**
+     * The outcome of resolving one rule's key.
+     *
+     * @param key the grid key, or null when a source is missing
+     * @param missing what is missing, for the 400 problem (never a value), or null
+     */
+    public record Resolved(String key, String missing) {
+        /** @return true when the key could be built */
+        public boolean present() {
+            return key != null;
+        }
+    }
+
+    /**
+     * Resolves the key of a rule for a request.
+     *
+     * @param rule the rule
+     * @param request the request
+     * @return the key, or what is missing (absent, or blank after trimming; an unusable client IP; a key longer
+     *     than {@link RateLimiter#MAX_KEY_BYTES} UTF-8 bytes)
+     */
+    public Resolved resolve(RouteRule rule, HttpRequest<?> request) {
+        StringBuilder key = new StringBuilder();
+        for (KeySource source : rule.keys()) {
+            Optional<String> part = part(source, rule, request);
+            if (part.isEmpty()) {
+                return new Resolved(null, describeMissing(source));
+            }
+            if (key.length() > 0) {
+                key.append('|');
+            }
+            key.append(part.get());
+        }
+        String k = key.toString();
+        if (k.getBytes(StandardCharsets.UTF_8).length > RateLimiter.MAX_KEY_BYTES) {
+            return new Resolved(null, "a usable rate-limit key: the key built from "
+                    + String.join(", ", rule.keys().stream().map(KeySource::describe).toList())
+                    + " is longer than " + RateLimiter.MAX_KEY_BYTES + " bytes");
+        }
+        return new Resolved(k, null);
+    }
+
+    private Optional<String> part(KeySource source, RouteRule rule, HttpRequest<?> request) {
+        return switch (source.kind()) {
+            case CLIENT_IP -> clientIp.clientKey(request.getRemoteAddress(),
+                    request.getHeaders().getAll(ClientIpResolver.FORWARDED),
+                    request.getHeaders().getAll(ClientIpResolver.X_FORWARDED_FOR));
+            case HEADER -> {
+                List<String> values = request.getHeaders().getAll(source.headerName());
+                String joined = String.join(",", values).trim();
+                yield joined.isEmpty() ? Optional.empty() : Optional.of("hdr:" + sha256Hex(joined));
+            }
+            case PRINCIPAL -> request.getUserPrincipal().map(Principal::getName).map(String::trim)
+                    .filter(n -> !n.isEmpty()).map(n -> "user:" + n);
+            case GLOBAL -> Optional.of("global");
+            case ROUTE -> Optional.of("route:" + rule.pattern());
+        };
+    }
+
+    private static String describeMissing(KeySource source) {
+        return switch (source.kind()) {
+            case CLIENT_IP -> "the client IP address (no usable socket peer or forwarding header element)";
+            case HEADER -> "the request header '" + source.headerName() + "'";
+            case PRINCIPAL -> "an authenticated principal";
+            default -> source.describe();
+        };
+    }
+
+    /**
+     * SHA-256 of a string's UTF-8 bytes.
+     *
+     * @param value any string
+     * @return 64 lower-case hex digits
+     */
+    public static String sha256Hex(String value) {
+        try {
+            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            return HexFormat.of().formatHex(digest.digest(value.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+}

@@ -1,0 +1,300 @@
+package io.gridlimit.micronaut.filter;
+
+import io.gridlimit.api.Decision;
+import io.gridlimit.api.Policy;
+import io.gridlimit.api.RateLimiter;
+import io.gridlimit.micronaut.config.FailureMode;
+import io.gridlimit.micronaut.config.GridLimitConfig;
+import io.gridlimit.micronaut.config.OnMissingKey;
+import io.gridlimit.micronaut.config.RouteRule;
+import io.gridlimit.micronaut.metrics.GridLimitMetrics;
+import io.gridlimit.micronaut.metrics.GridLimitMetrics.Outcome;
+import io.gridlimit.micronaut.problem.Problem;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.core.async.publisher.Publishers;
+import io.micronaut.core.order.Ordered;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.MutableHttpResponse;
+import io.micronaut.http.annotation.Filter;
+import io.micronaut.http.annotation.RequestFilter;
+import io.micronaut.http.annotation.ServerFilter;
+import io.micronaut.http.filter.FilterContinuation;
+import io.micronaut.http.filter.ServerFilterPhase;
+import io.micronaut.http.server.netty.NettyHttpRequest;
+import io.micronaut.json.JsonMapper;
+import io.micronaut.web.router.RouteMatch;
+import org.reactivestreams.Publisher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The HTTP rate-limit filter (SPEC §4-7). For each request whose normalised path (SPEC §7) is not exempt, it
+ * collects the matching rules: route rules ({@code gridlimit.routes}) in declared order, then the matched
+ * controller method's {@link RateLimited} rule. It resolves every rule's key first (SPEC §6: a missing key answers
+ * 400 under {@code on-missing-key: reject}, or drops the rule under {@code skip}), then asks the grid one rule
+ * after the other with {@link RateLimiter#tryAcquireAsync}, each answer bounded by {@code grid-timeout}. The
+ * Netty event loop never waits: the filter returns a future, completed back on the request's event loop.
+ *
+ * <ul>
+ *   <li>All admit (shadow policies never deny): the request proceeds and the response gets the headers of the
+ *       binding rule (SPEC §4: smallest remaining, then nearest reset, then first declared).</li>
+ *   <li>A rule that is not in shadow mode denies: later rules are not asked (consumption by earlier rules stands,
+ *       SPEC §4) and the answer is 429 with the headers, {@code Retry-After} (delta-seconds, rounded up, so never
+ *       0; absent when the cost can never pass) and an {@code application/problem+json} quota-exceeded body.</li>
+ *   <li>The grid fails or does not answer in time: {@code failure-mode: open} lets the request through without
+ *       rate-limit headers; {@code closed} answers 503 with {@code Retry-After: 1} and a
+ *       temporary-reduced-capacity problem (SPEC §5).</li>
+ * </ul>
+ *
+ * <p>It runs after the security phase ({@link ServerFilterPhase#SECURITY}), so {@code principal} keys see the
+ * authenticated user. Thread-safe.
+ */
+@ServerFilter(Filter.MATCH_ALL_PATTERN)
+public class RateLimitFilter implements Ordered {
+    /** Problem type of a 429 (draft-ietf-httpapi-ratelimit-headers, "Quota Exceeded"). */
+    public static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+    /** Problem type of the failure-mode closed 503 (same draft, "Temporary Reduced Capacity"). */
+    public static final String TEMPORARY_REDUCED_CAPACITY =
+            "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
+
+    private static final Logger LOG = LoggerFactory.getLogger(RateLimitFilter.class);
+
+    private final GridLimitConfig config;
+    private final RateLimitedRoutes annotated;
+    private final KeyResolver keys;
+    private final RateLimiter limiter;
+    private final GridLimitMetrics metrics;
+    private final JsonMapper json;
+    private final long timeoutNanos;
+
+    /**
+     * @param config the checked configuration
+     * @param annotated the {@code @RateLimited} rules
+     * @param keys builds keys
+     * @param limiter decides
+     * @param metrics counts
+     * @param json writes problem bodies
+     */
+    public RateLimitFilter(GridLimitConfig config, RateLimitedRoutes annotated, KeyResolver keys,
+                           RateLimiter limiter, GridLimitMetrics metrics, JsonMapper json) {
+        this.config = config;
+        this.annotated = annotated;
+        this.keys = keys;
+        this.limiter = limiter;
+        this.metrics = metrics;
+        this.json = json;
+        this.timeoutNanos = config.gridTimeout().toNanos();
+    }
+
+    @Override
+    public int getOrder() {
+        return ServerFilterPhase.SECURITY.after();
+    }
+
+    /**
+     * Decides a request.
+     *
+     * @param request the request
+     * @param routeMatch the matched route, or null (no route: 404/405 paths are still limited by route rules)
+     * @param chain the rest of the filter chain and the route
+     * @return a publisher of the response: the downstream one with the rate-limit headers added, or the 400, 429
+     *     or 503 answer. (Not a {@code CompletableFuture<@Nullable HttpResponse>}: Micronaut 4.10 drops a null
+     *     that completes a pending future and answers 503.)
+     */
+    @RequestFilter
+    public Publisher<MutableHttpResponse<?>> limit(HttpRequest<?> request, @Nullable RouteMatch<?> routeMatch,
+                                                  FilterContinuation<Publisher<MutableHttpResponse<?>>> chain) {
+        String path = PathNormalizer.normalize(request.getPath());
+        if (config.isExempt(path)) {
+            return chain.proceed();
+        }
+        List<RouteRule> rules = new ArrayList<>();
+        String method = request.getMethodName();
+        for (RouteRule rule : config.routes()) {
+            if (rule.matches(method, path)) {
+                rules.add(rule);
+            }
+        }
+        annotated.ruleFor(routeMatch == null ? null : routeMatch.getRouteInfo()).ifPresent(rules::add);
+        if (rules.isEmpty()) {
+            return chain.proceed();
+        }
+        List<Check> checks = new ArrayList<>(rules.size());
+        for (RouteRule rule : rules) {
+            KeyResolver.Resolved resolved = keys.resolve(rule, request);
+            if (resolved.present()) {
+                checks.add(new Check(rule, resolved.key()));
+            } else if (rule.onMissingKey() == OnMissingKey.REJECT) {
+                return Publishers.just(problem(HttpStatus.BAD_REQUEST, Problem.of(400, "Bad Request",
+                        "This request has no rate-limit key: missing " + resolved.missing() + "."), Map.of()));
+            }
+        }
+        if (checks.isEmpty()) {
+            return chain.proceed();
+        }
+        Map<String, String> headers = new LinkedHashMap<>();
+        CompletableFuture<@Nullable MutableHttpResponse<?>> answer = run(checks, 0, new ArrayList<>())
+                .thenApply(results -> respond(checks, results, headers));
+        return new DeferredResponse(onEventLoop(request, answer), chain::proceed, response -> {
+            headers.forEach((name, value) -> response.getHeaders().set(name, value));
+            return response;
+        });
+    }
+
+    private CompletableFuture<List<Result>> run(List<Check> checks, int index, List<Result> done) {
+        if (index == checks.size()) {
+            return CompletableFuture.completedFuture(done);
+        }
+        Check check = checks.get(index);
+        return decide(check).thenCompose(result -> {
+            done.add(result);
+            if (result.failed() || (!result.decision().allowed() && !check.rule().shadow())) {
+                return CompletableFuture.completedFuture(done);
+            }
+            return run(checks, index + 1, done);
+        });
+    }
+
+    private CompletableFuture<Result> decide(Check check) {
+        Policy policy = check.rule().policy();
+        long startNanos = System.nanoTime();
+        CompletableFuture<Decision> answer = new CompletableFuture<>();
+        try {
+            limiter.tryAcquireAsync(policy, check.key(), check.rule().cost()).whenComplete((decision, error) -> {
+                if (error != null) {
+                    answer.completeExceptionally(error);
+                } else {
+                    answer.complete(decision);
+                }
+            });
+        } catch (RuntimeException e) {
+            answer.completeExceptionally(e);
+        }
+        answer.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+        return answer.handle((decision, error) -> {
+            metrics.latency(policy.name(), System.nanoTime() - startNanos);
+            if (error == null) {
+                return new Result(check, decision, false);
+            }
+            Throwable cause = unwrap(error);
+            boolean timeout = cause instanceof TimeoutException;
+            metrics.gridError(policy.name(), timeout);
+            if (timeout) {
+                LOG.warn("grid did not answer policy '{}' within {}", policy.name(), config.gridTimeout());
+            } else {
+                LOG.warn("grid failed to decide policy '{}': {}", policy.name(), cause.toString());
+            }
+            return new Result(check, null, true);
+        });
+    }
+
+    private @Nullable MutableHttpResponse<?> respond(List<Check> checks, List<Result> results,
+                                                     Map<String, String> admittedHeaders) {
+        Result last = results.get(results.size() - 1);
+        for (Result r : results) {
+            String policy = r.check().rule().policy().name();
+            if (r.failed()) {
+                metrics.decision(policy, config.failureMode() == FailureMode.OPEN ? Outcome.FALLBACK : Outcome.ERROR);
+            } else if (r.decision().allowed()) {
+                metrics.decision(policy, Outcome.ALLOWED);
+            } else {
+                metrics.decision(policy, r.check().rule().shadow() ? Outcome.SHADOW_DENIED : Outcome.DENIED);
+            }
+        }
+        if (last.failed()) {
+            if (config.failureMode() == FailureMode.OPEN) {
+                return null;
+            }
+            Map<String, String> headers = Map.of(RateLimitHeaders.RETRY_AFTER, "1");
+            return problem(HttpStatus.SERVICE_UNAVAILABLE, new Problem(TEMPORARY_REDUCED_CAPACITY,
+                    "Service temporarily unable to satisfy the request due to reduced capacity", 503,
+                    "The rate-limit grid did not answer in time; retry after 1 second.", null), headers);
+        }
+        List<Policy> policies = checks.stream().map(c -> c.rule().policy()).toList();
+        if (!last.decision().allowed() && !last.check().rule().shadow()) {
+            Policy policy = last.check().rule().policy();
+            Decision d = last.decision();
+            Map<String, String> headers = new LinkedHashMap<>();
+            RateLimitHeaders.write(config.headers(), policies, policy, d, headers);
+            String violated = RateLimitHeaders.itemName(policy, d.band());
+            String detail;
+            if (d.isUnsatisfiable()) {
+                detail = "The cost of this request exceeds what policy '" + violated + "' can ever admit.";
+            } else {
+                long retrySeconds = RateLimitHeaders.ceilSeconds(d.retryAfterNanos());
+                headers.put(RateLimitHeaders.RETRY_AFTER, Long.toString(retrySeconds));
+                detail = "Quota of policy '" + violated + "' exceeded; retry after " + retrySeconds + " s.";
+            }
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("rate limited: policy={} key#={}", violated, KeyResolver.sha256Hex(last.check().key())
+                        .substring(0, 12));
+            }
+            return problem(HttpStatus.TOO_MANY_REQUESTS, new Problem(QUOTA_EXCEEDED,
+                    "Request cannot be satisfied as assigned quota has been exceeded", 429, detail,
+                    List.of(violated)), headers);
+        }
+        Result binding = results.get(0);
+        for (Result r : results) {
+            Decision d = r.decision();
+            Decision b = binding.decision();
+            if (d.remaining() < b.remaining()
+                    || (d.remaining() == b.remaining() && d.resetAfterNanos() < b.resetAfterNanos())) {
+                binding = r;
+            }
+        }
+        RateLimitHeaders.write(config.headers(), policies, binding.check().rule().policy(), binding.decision(),
+                admittedHeaders);
+        return null;
+    }
+
+    private MutableHttpResponse<?> problem(HttpStatus status, Problem problem, Map<String, String> headers) {
+        String body;
+        try {
+            body = json.writeValueAsString(problem);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write a problem body", e);
+        }
+        MutableHttpResponse<String> response = HttpResponse.<String>status(status)
+                .contentType(Problem.MEDIA_TYPE).body(body);
+        headers.forEach(response::header);
+        return response;
+    }
+
+    private static <T> CompletableFuture<T> onEventLoop(HttpRequest<?> request, CompletableFuture<T> future) {
+        if (future.isDone() || !(request instanceof NettyHttpRequest<?> netty)) {
+            return future;
+        }
+        Executor loop = netty.getChannelHandlerContext().channel().eventLoop();
+        return future.thenApplyAsync(r -> r, loop);
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        Throwable c = t;
+        while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
+            c = c.getCause();
+        }
+        return c;
+    }
+
+    /** A rule with its resolved key. */
+    private record Check(RouteRule rule, String key) {
+    }
+
+    /** A rule's decision, or its failure (timeout or grid error) with a null decision. */
+    private record Result(Check check, @Nullable Decision decision, boolean failed) {
+    }
+}

@@ -1,0 +1,137 @@
+package io.gridlimit.micronaut.filter;
+
+import io.gridlimit.api.Band;
+import io.gridlimit.api.Decision;
+import io.gridlimit.api.Policy;
+import io.gridlimit.micronaut.config.HeaderMode;
+
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Writes the rate-limit header values of SPEC §5 (draft-ietf-httpapi-ratelimit-headers for {@code RateLimit-Policy}
+ * and {@code RateLimit}; the de-facto {@code X-RateLimit-*} set). Every seconds value derived from nanoseconds is
+ * rounded up and is 0 only when the nanoseconds are 0. Stateless and thread-safe.
+ */
+public final class RateLimitHeaders {
+    /** {@code RateLimit-Policy}: one item per band of each matching rule's policy. */
+    public static final String RATELIMIT_POLICY = "RateLimit-Policy";
+    /** {@code RateLimit}: the binding band. */
+    public static final String RATELIMIT = "RateLimit";
+    /** Legacy: the binding band's quota. */
+    public static final String X_LIMIT = "X-RateLimit-Limit";
+    /** Legacy: the binding band's remaining quota. */
+    public static final String X_REMAINING = "X-RateLimit-Remaining";
+    /** Legacy: delta-seconds until the binding band is full again. */
+    public static final String X_RESET = "X-RateLimit-Reset";
+    /** {@code Retry-After} (RFC 9110 §10.2.3), delta-seconds. */
+    public static final String RETRY_AFTER = "Retry-After";
+
+    private static final long NANOS_PER_SECOND = 1_000_000_000L;
+    private static final BigInteger LONG_MAX = BigInteger.valueOf(Long.MAX_VALUE);
+
+    private RateLimitHeaders() {
+    }
+
+    /**
+     * Rounds nanoseconds up to whole seconds.
+     *
+     * @param nanos a duration in nanoseconds, >= 0
+     * @return {@code ceil(nanos / 10^9)}: 0 only for 0
+     */
+    public static long ceilSeconds(long nanos) {
+        if (nanos <= 0) {
+            return 0;
+        }
+        return (nanos - 1) / NANOS_PER_SECOND + 1;
+    }
+
+    /**
+     * The {@code w} of a band (SPEC §5): the window in seconds; for buckets and GCRA the time to refill from empty,
+     * {@code ceil(C·P/R)} seconds, computed exactly and saturating at {@link Long#MAX_VALUE} nanoseconds.
+     *
+     * @param band a band
+     * @return the window in whole seconds, rounded up, >= 1
+     */
+    public static long windowSeconds(Band band) {
+        if (!band.algorithm().isBucket()) {
+            return ceilSeconds(band.windowNanos());
+        }
+        BigInteger[] qr = BigInteger.valueOf(band.capacity()).multiply(BigInteger.valueOf(band.refillPeriodNanos()))
+                .divideAndRemainder(BigInteger.valueOf(band.refillTokens()));
+        BigInteger nanos = qr[1].signum() == 0 ? qr[0] : qr[0].add(BigInteger.ONE);
+        return ceilSeconds(nanos.min(LONG_MAX).longValue());
+    }
+
+    /**
+     * The name of a band as headers and problem bodies show it: {@code policy} for a single-band policy,
+     * {@code policy/band} otherwise.
+     *
+     * @param policy the policy
+     * @param band the band name (a decision's {@link Decision#band()}), may be null for a single-band policy
+     * @return the display name
+     */
+    public static String itemName(Policy policy, String band) {
+        return policy.isComposite() && band != null ? policy.name() + "/" + band : policy.name();
+    }
+
+    /**
+     * The {@code RateLimit-Policy} value: an item {@code "<name>";q=<quota>;w=<seconds>} per band of each policy,
+     * in the order given, each policy once.
+     *
+     * @param policies the matching rules' policies, in rule order
+     * @return the field value, never empty for a non-empty list
+     */
+    public static String policyField(List<Policy> policies) {
+        Set<String> seen = new LinkedHashSet<>();
+        List<String> items = new ArrayList<>();
+        for (Policy policy : policies) {
+            if (!seen.add(policy.name())) {
+                continue;
+            }
+            for (Band band : policy.bands()) {
+                items.add("\"" + itemName(policy, band.name()) + "\";q=" + band.quota() + ";w="
+                        + windowSeconds(band));
+            }
+        }
+        return String.join(", ", items);
+    }
+
+    /**
+     * The {@code RateLimit} value of the binding band: {@code "<name>";r=<remaining>;t=<seconds>}.
+     *
+     * @param policy the binding rule's policy
+     * @param decision its decision
+     * @return the field value
+     */
+    public static String rateLimitField(Policy policy, Decision decision) {
+        return "\"" + itemName(policy, decision.band()) + "\";r=" + decision.remaining() + ";t="
+                + ceilSeconds(decision.resetAfterNanos());
+    }
+
+    /**
+     * Puts the rate-limit fields of a response into {@code out}, per the header mode.
+     *
+     * @param mode which sets to write
+     * @param policies the matching rules' policies, in rule order
+     * @param bindingPolicy the binding rule's policy
+     * @param binding the binding decision
+     * @param out receives field name to value, in writing order
+     */
+    public static void write(HeaderMode mode, List<Policy> policies, Policy bindingPolicy, Decision binding,
+                             Map<String, String> out) {
+        if (mode.ietf()) {
+            out.put(RATELIMIT_POLICY, policyField(policies));
+            out.put(RATELIMIT, rateLimitField(bindingPolicy, binding));
+        }
+        if (mode.legacy()) {
+            out.put(X_LIMIT, Long.toString(binding.limit()));
+            out.put(X_REMAINING, Long.toString(binding.remaining()));
+            out.put(X_RESET, Long.toString(ceilSeconds(binding.resetAfterNanos())));
+        }
+    }
+}

@@ -1,0 +1,169 @@
+package io.gridlimit.micronaut.grid;
+
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.client.config.XmlClientConfigBuilder;
+import com.hazelcast.client.config.YamlClientConfigBuilder;
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.NetworkConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import io.gridlimit.grid.GridLimitHazelcast;
+import io.gridlimit.grid.HazelcastRateLimiter;
+import io.gridlimit.micronaut.config.GridLimitConfig;
+import io.gridlimit.micronaut.config.HazelcastMode;
+import io.gridlimit.micronaut.config.HazelcastSettings;
+import io.gridlimit.time.TimeSource;
+import io.micronaut.context.BeanProvider;
+import io.micronaut.context.annotation.Bean;
+import io.micronaut.context.annotation.Context;
+import io.micronaut.context.annotation.Factory;
+import io.micronaut.context.exceptions.ConfigurationException;
+import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * Creates the grid beans from {@code gridlimit.hazelcast}: the {@link HazelcastInstance} (an embedded member, or a
+ * client), the {@link io.gridlimit.api.RateLimiter} ({@link HazelcastRateLimiter}) and the {@link TimeSource}.
+ * The limiter is created at startup ({@link Context}), so the member joins before the server takes requests. On
+ * context close the limiter closes first, then the instance shuts down gracefully (a member hands its partitions
+ * over before leaving). Hazelcast's own shutdown hook is off: Micronaut's closes the context.
+ *
+ * <p>Embedded member: cluster name, {@code port} (auto-increment on), TCP-IP join with {@code members}, multicast
+ * and auto-detection off, phone-home off; or the user's {@code config-file} as given. Client: cluster name and
+ * {@code members} as addresses (a member without port gets {@code port}), or the user's client
+ * {@code config-file}. Either way GridLimit adds its serialization and its {@code gridlimit.*} map configuration
+ * ({@link GridLimitHazelcast}); a member's decisions read its cluster time, or the {@code TimeSource} bean when a
+ * test or user replaced it.
+ */
+@Factory
+public class GridFactory {
+    private static final Logger LOG = LoggerFactory.getLogger(GridFactory.class);
+
+    /**
+     * The default clock: the grid's cluster time.
+     *
+     * @param instance the Hazelcast instance, resolved on first reading
+     * @return the time source
+     */
+    @Singleton
+    public TimeSource timeSource(BeanProvider<HazelcastInstance> instance) {
+        return new GridTimeSource(instance);
+    }
+
+    /**
+     * Starts the Hazelcast member or client.
+     *
+     * @param config the checked configuration
+     * @param timeSource the clock for an embedded member's decisions (ignored unless replaced)
+     * @return the running instance
+     * @throws ConfigurationException if the user's config file cannot be read
+     */
+    @Singleton
+    @Bean(preDestroy = "shutdown")
+    public HazelcastInstance hazelcastInstance(GridLimitConfig config, TimeSource timeSource) {
+        HazelcastSettings s = config.hazelcast();
+        if (s.mode() == HazelcastMode.CLIENT) {
+            ClientConfig client = clientConfig(s);
+            LOG.info("connecting to Hazelcast cluster '{}' as a client", client.getClusterName());
+            return HazelcastClient.newHazelcastClient(client);
+        }
+        Config member = memberConfig(s);
+        if (timeSource instanceof GridTimeSource) {
+            GridLimitHazelcast.configure(member);
+        } else {
+            GridLimitHazelcast.configure(member, timeSource);
+        }
+        LOG.info("starting embedded Hazelcast member of cluster '{}'", member.getClusterName());
+        return Hazelcast.newHazelcastInstance(member);
+    }
+
+    /**
+     * The rate limiter of the application, on the Hazelcast instance.
+     *
+     * @param instance the running Hazelcast instance
+     * @return the limiter; closed when the context closes
+     */
+    @Context
+    @Bean(preDestroy = "close")
+    public HazelcastRateLimiter rateLimiter(HazelcastInstance instance) {
+        return HazelcastRateLimiter.create(instance);
+    }
+
+    /**
+     * The member configuration for the settings (without GridLimit's own parts).
+     *
+     * @param s the grid settings
+     * @return a new member configuration
+     * @throws ConfigurationException if the config file cannot be read
+     */
+    static Config memberConfig(HazelcastSettings s) {
+        Config c;
+        if (s.configFile() != null) {
+            try {
+                c = Config.loadFromFile(s.configFile().toFile(), new Properties());
+            } catch (IOException | RuntimeException e) {
+                throw new ConfigurationException("gridlimit.hazelcast.config-file: cannot read '" + s.configFile()
+                        + "' as a Hazelcast member configuration: " + e.getMessage(), e);
+            }
+        } else {
+            c = new Config();
+            c.setClusterName(s.clusterName());
+            NetworkConfig network = c.getNetworkConfig();
+            network.setPort(s.port()).setPortAutoIncrement(true);
+            JoinConfig join = network.getJoin();
+            join.getMulticastConfig().setEnabled(false);
+            join.getAutoDetectionConfig().setEnabled(false);
+            join.getTcpIpConfig().setEnabled(true).setMembers(new ArrayList<>(s.members()));
+        }
+        setIfAbsent(c.getProperties(), "hazelcast.phone.home.enabled", "false");
+        setIfAbsent(c.getProperties(), "hazelcast.shutdownhook.enabled", "false");
+        setIfAbsent(c.getProperties(), "hazelcast.logging.type", "slf4j");
+        return c;
+    }
+
+    /**
+     * The client configuration for the settings, with GridLimit's serialization.
+     *
+     * @param s the grid settings
+     * @return a new client configuration
+     * @throws ConfigurationException if the config file cannot be read
+     */
+    static ClientConfig clientConfig(HazelcastSettings s) {
+        ClientConfig c;
+        if (s.configFile() != null) {
+            try {
+                String file = s.configFile().toString();
+                c = file.endsWith(".xml") ? new XmlClientConfigBuilder(file).build()
+                        : new YamlClientConfigBuilder(file).build();
+            } catch (IOException | RuntimeException e) {
+                throw new ConfigurationException("gridlimit.hazelcast.config-file: cannot read '" + s.configFile()
+                        + "' as a Hazelcast client configuration: " + e.getMessage(), e);
+            }
+        } else {
+            c = new ClientConfig();
+            c.setClusterName(s.clusterName());
+            List<String> addresses = new ArrayList<>();
+            for (String m : s.members()) {
+                addresses.add(m.indexOf(':') < 0 ? m + ":" + s.port() : m);
+            }
+            c.getNetworkConfig().setAddresses(addresses);
+        }
+        setIfAbsent(c.getProperties(), "hazelcast.shutdownhook.enabled", "false");
+        setIfAbsent(c.getProperties(), "hazelcast.logging.type", "slf4j");
+        return GridLimitHazelcast.configure(c);
+    }
+
+    private static void setIfAbsent(Properties properties, String name, String value) {
+        if (properties.getProperty(name) == null && System.getProperty(name) == null) {
+            properties.setProperty(name, value);
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package io.gridlimit.micronaut.health;
+
+import com.hazelcast.core.HazelcastInstance;
+import io.micronaut.core.async.publisher.Publishers;
+import io.micronaut.health.HealthStatus;
+import io.micronaut.management.health.indicator.HealthIndicator;
+import io.micronaut.management.health.indicator.HealthResult;
+import io.micronaut.management.health.indicator.annotation.Readiness;
+import io.micronaut.scheduling.TaskExecutors;
+import jakarta.inject.Named;
+import jakarta.inject.Singleton;
+import org.reactivestreams.Publisher;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+
+/**
+ * Readiness of the grid (SPEC §9), part of {@code /health/readiness} only ({@link Readiness}): UP when the
+ * Hazelcast instance is running and, for an embedded member, the cluster is safe (no partition migrating or
+ * missing a backup); for a client, when it sees at least one member. {@code /health/liveness} never includes it.
+ * Checked on the blocking executor, never on the event loop. Thread-safe.
+ */
+@Singleton
+@Readiness
+public class GridReadinessIndicator implements HealthIndicator {
+    /** The name of this indicator in health responses. */
+    public static final String NAME = "gridlimit-grid";
+
+    private final HazelcastInstance instance;
+    private final ExecutorService blocking;
+
+    /**
+     * @param instance the Hazelcast instance
+     * @param blocking Micronaut's blocking executor
+     */
+    public GridReadinessIndicator(HazelcastInstance instance, @Named(TaskExecutors.BLOCKING) ExecutorService blocking) {
+        this.instance = instance;
+        this.blocking = blocking;
+    }
+
+    @Override
+    public Publisher<HealthResult> getResult() {
+        return Publishers.fromCompletableFuture(CompletableFuture.supplyAsync(this::check, blocking));
+    }
+
+    /** @return the grid's health, never null */
+    HealthResult check() {
+        Map<String, Object> details = new LinkedHashMap<>();
+        boolean up;
+        try {
+            boolean running = instance.getLifecycleService().isRunning();
+            details.put("running", running);
+            int members = running ? instance.getCluster().getMembers().size() : 0;
+            details.put("members", members);
+            boolean safe;
+            try {
+                safe = running && instance.getPartitionService().isClusterSafe();
+                details.put("clusterSafe", safe);
+            } catch (UnsupportedOperationException client) {
+                safe = running && members > 0;
+            }
+            up = running && safe;
+        } catch (RuntimeException e) {
+            details.put("error", e.getClass().getSimpleName());
+            up = false;
+        }
+        return HealthResult.builder(NAME, up ? HealthStatus.UP : HealthStatus.DOWN).details(details).build();
+    }
+}
