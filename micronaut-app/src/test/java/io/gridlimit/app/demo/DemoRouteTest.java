@@ -48,7 +48,6 @@ class DemoRouteTest implements TestPropertyProvider {
         for (int i = 0; i < 20; i++) {
             responses.add(Http.exchange(client.toBlocking(), HttpRequest.GET("/demo/hello")));
         }
-        responses.forEach(r -> System.out.println("DEBUG " + r.code() + " " + r.getHeaders().asMap() + " " + Http.body(r)));
         List<Integer> statuses = responses.stream().map(HttpResponse::code).toList();
         List<Integer> expected = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
