@@ -48,6 +48,8 @@ class GridFailureTest implements TestPropertyProvider {
                 .replace("]", "")));
         p.put("gridlimit-svc-test.broken-limiter", "true");
         p.put("gridlimit.decision-api.timeout", "50ms");
+        // The warm-up would wait for this limiter in vain.
+        p.put("gridlimit.warmup.enabled", "false");
         return p;
     }
 
