@@ -8,8 +8,8 @@
 # JAR_FILE: the shaded jar, relative to the build context (the repository root); builds with
 # -Dgridlimit.buildSuffix=-x write it to micronaut-app/target-x/ instead.
 #
-# The same image runs a plain Hazelcast member carrying grid-core's classes (k8s/overlays/client-server):
-#   java -cp /app/gridlimit.jar com.hazelcast.core.server.HazelcastMemberStarter
+# k8s/overlays/client-server runs the same image as its grid members (embedded mode, no HTTP traffic): they carry
+# grid-core's classes and are configured by the same code as an embedded member.
 ARG BASE_IMAGE=eclipse-temurin:17-jre
 FROM ${BASE_IMAGE}
 
@@ -27,6 +27,11 @@ EXPOSE 8080 5701
 # The heap follows the container's memory limit (cgroup aware) instead of the host's RAM; the remaining 40% is left for
 # metaspace, Netty's direct buffers, thread stacks and Hazelcast's own off-heap use. Override JAVA_TOOL_OPTIONS to tune.
 ENV JAVA_TOOL_OPTIONS="-XX:InitialRAMPercentage=60 -XX:MaxRAMPercentage=60 -XX:+ExitOnOutOfMemoryError"
+
+# Module access Hazelcast asks for (its startup warning lists exactly these) for its internal fast paths and metrics.
+# JDK_JAVA_OPTIONS is read by the java launcher only, so it survives a JAVA_TOOL_OPTIONS override (the k8s manifests
+# set their own heap options there).
+ENV JDK_JAVA_OPTIONS="--add-modules java.se --add-exports java.base/jdk.internal.ref=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.management/sun.management=ALL-UNNAMED --add-opens jdk.management/com.sun.management.internal=ALL-UNNAMED"
 
 # Exec form: java is PID 1 and receives SIGTERM itself, so Micronaut and Hazelcast shut down gracefully.
 ENTRYPOINT ["java", "-jar", "/app/gridlimit.jar"]
