@@ -37,8 +37,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The decision API for callers that are not Java: they ask the grid for a decision and enforce it themselves
  * (the role of Envoy's RLS or Gubernator's {@code GetRateLimits}). It is meant for trusted internal callers: any
- * caller can spend any key's quota, so serve it on a port only they can reach ({@code gridlimit.decision-api.port},
- * see {@link DecisionApiPortFilter}).
+ * caller can spend any key's quota, so serve it on a port only they can reach: with
+ * {@code gridlimit.decision-api.port} set, Micronaut opens that port as an extra listener and the API is routed
+ * there only (on any other port {@link DecisionApiPortFilter} answers 404); it may be the management port
+ * ({@code endpoints.all.port}).
  *
  * <ul>
  *   <li>{@code POST /v1/ratelimit/check} with {@code {"policy": "demo", "key": "user:42", "cost": 1}} ({@code cost}
@@ -67,7 +69,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Every decision goes through {@link RateLimiter#tryAcquireAsync}: the handlers return futures and never block
  * the Netty event loop (guide invariant 6).
  */
-@Controller("/v1/ratelimit")
+@Controller(value = "/v1/ratelimit", port = "${gridlimit.decision-api.port:-1}")
 public class DecisionApiController {
     /** The most checks one batch may hold; a larger batch answers 400. */
     public static final int MAX_BATCH_CHECKS = 100;

@@ -15,11 +15,13 @@ import io.micronaut.http.filter.ServerFilterPhase;
  * {@code /v1/ratelimit/**} that arrived on any other port answers 404 (a problem body), as if the API did not
  * exist there.
  *
- * <p>Typical use: put the management endpoints and the decision API on a second port that only internal callers
- * can reach, and expose only the main port publicly:
+ * <p>The controller itself is routed on that port only ({@code @Controller(port = ...)}, which also makes Micronaut
+ * open the port as an extra listener); this filter turns the other ports' answer into a problem body instead of
+ * Micronaut's default 404. Typical use: put the management endpoints and the decision API on a second port that
+ * only internal callers can reach, and expose only the main port publicly:
  * <pre>{@code
- * endpoints.all.port: 8081          # Micronaut opens a second listener for management endpoints
- * gridlimit.decision-api.port: 8081 # the decision API answers there only
+ * endpoints.all.port: 8081          # management endpoints (health, prometheus) there only
+ * gridlimit.decision-api.port: 8081 # the decision API there only
  * }</pre>
  *
  * <p>The port compared is the local port the connection was accepted on ({@link HttpRequest#getServerAddress()}),
