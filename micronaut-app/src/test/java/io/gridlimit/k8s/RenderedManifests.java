@@ -142,7 +142,11 @@ final class RenderedManifests {
                 source + ": no " + type.getSimpleName() + " named " + name));
     }
 
-    /** A Deployment or StatefulSet, seen through its pod template. */
+    /**
+     * A Deployment or StatefulSet, seen through its pod template.
+     *
+     * @param replicas {@code spec.replicas}, or Kubernetes' default 1 when absent (an HPA then sets the count)
+     */
     record Workload(HasMetadata resource, PodTemplateSpec template, Map<String, String> selector, int replicas) {
         String name() {
             return resource.getKind() + "/" + resource.getMetadata().getName();
@@ -168,7 +172,7 @@ final class RenderedManifests {
         List<Workload> found = new ArrayList<>();
         for (Deployment d : all(Deployment.class)) {
             found.add(new Workload(d, d.getSpec().getTemplate(), d.getSpec().getSelector().getMatchLabels(),
-                    d.getSpec().getReplicas()));
+                    d.getSpec().getReplicas() == null ? 1 : d.getSpec().getReplicas()));
         }
         for (StatefulSet s : all(StatefulSet.class)) {
             found.add(new Workload(s, s.getSpec().getTemplate(), s.getSpec().getSelector().getMatchLabels(),
