@@ -103,4 +103,14 @@ final class Gcra {
     static long nanosUntilFresh(LimiterState stored, Band band, long nowNanos) {
         return load(stored, band, nowNanos).x.ceilDiv(band.refillTokens()).saturatedLong();
     }
+
+    /** The debt {@code X = (max(TAT, t) − t)·R} a decision at {@code nowNanos} would start from: for {@link MergeStates}. */
+    static Wide debtAt(LimiterState stored, Band band, long nowNanos) {
+        return load(stored, band, nowNanos).x;
+    }
+
+    /** A state at {@code nowNanos} holding debt {@code x} under {@code band}: for {@link MergeStates}. */
+    static GcraState withDebt(long nowNanos, Wide x, Band band) {
+        return stateAt(nowNanos, x, band);
+    }
 }

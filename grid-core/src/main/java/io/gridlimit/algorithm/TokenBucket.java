@@ -95,4 +95,13 @@ final class TokenBucket {
         Level level = load(stored, band, nowNanos);
         return resetAfterNanos(level.tokens, level.fraction, band);
     }
+
+    /**
+     * The level at {@code nowNanos} (after a step back: the level kept), as the state
+     * a decision would start from, stamped at the reading: for {@link MergeStates}.
+     */
+    static TokenBucketState levelAt(LimiterState stored, Band band, long nowNanos) {
+        Level level = load(stored, band, nowNanos);
+        return new TokenBucketState(nowNanos, level.tokens, level.fraction, band.refillPeriodNanos());
+    }
 }

@@ -108,6 +108,9 @@ final class DecideProcessor
     public DecisionResult process(Map.Entry<String, LimiterState> entry) {
         backup = null;
         TimeSource source = timeSource != null ? timeSource : GridLimitHazelcast.timeSourceOf(instance);
+        if (instance != null) {
+            PolicyCatalog.of(instance).remember(policy); // for the split-brain merge and the state-loss count
+        }
         long nowNanos = source.nowNanos();
         LimiterState current = entry.getValue();
         if (costs == null) {

@@ -28,6 +28,7 @@ public final class GridLimitDataSerializableFactory implements DataSerializableF
             case SerializationIds.DECIDE_PROCESSOR -> new DecideProcessor();
             case SerializationIds.WRITE_STATE_PROCESSOR -> new WriteStateProcessor();
             case SerializationIds.DECISION_RESULT -> new DecisionResult();
+            case SerializationIds.CONSERVATIVE_MERGE_POLICY -> new ConservativeMergePolicy<>();
             default -> null;
         };
     }

@@ -2,10 +2,17 @@ package io.gridlimit.grid;
 
 import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.config.Config;
+import com.hazelcast.config.EntryListenerConfig;
+import com.hazelcast.config.EvictionConfig;
 import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.MapPartitionLostListenerConfig;
+import com.hazelcast.config.MaxSizePolicy;
+import com.hazelcast.config.MergePolicyConfig;
 import com.hazelcast.config.SerializationConfig;
+import com.hazelcast.config.SplitBrainProtectionConfig;
+import com.hazelcast.splitbrainprotection.SplitBrainProtectionOn;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.nio.serialization.DataSerializableFactory;
@@ -18,7 +25,10 @@ import java.util.concurrent.ConcurrentMap;
 /**
  * Prepares Hazelcast members and clients for GridLimit (SPEC §8): registers the
  * {@link GridLimitDataSerializableFactory} and the Compact serializers of the stored states, configures the
- * policy maps {@code gridlimit.*}, and sets the {@link TimeSource} decisions read on a member.
+ * policy maps {@code gridlimit.*} ({@link #mapConfig(int, int)}: backups, the conservative split-brain merge
+ * policy, eviction at a per-member bound with fresh-equivalent states first, and the lost-state count), and sets
+ * the {@link TimeSource} decisions read on a member. Split-brain protection is an option
+ * ({@link #requireMinimumClusterSize}).
  *
  * <p>Every member must be configured (it runs the processors and stores the states); a client needs the
  * serialization part ({@link #configure(ClientConfig)}). All methods configure before start: Hazelcast copies
@@ -39,6 +49,19 @@ public final class GridLimitHazelcast {
     public static final String TIME_SOURCE_KEY = "io.gridlimit.time.TimeSource";
     /** Synchronous backups of each policy map by default: 1. */
     public static final int DEFAULT_BACKUP_COUNT = 1;
+    /**
+     * The per-member bound of each policy map by default: 1 000 000 entries (keys) per map per member. A stored
+     * state with its key and Hazelcast's record costs roughly 200 to 400 bytes on the heap (a sliding window log
+     * more, up to 12 bytes per entry of its limit), so the bound keeps one policy map at a few hundred MB per
+     * member: size the heap for (policies × bound × ~300 B) × (1 + backups), or pass a smaller bound to
+     * {@link #mapConfig(int, int)}. Keys beyond it evict fresh-equivalent states first
+     * ({@link FreshFirstEvictionComparator}); idle states expire by TTL long before in the usual case.
+     */
+    public static final int DEFAULT_MAX_ENTRIES_PER_MEMBER = 1_000_000;
+    /** Entries per merge operation Hazelcast sends after a split brain heals (its default). */
+    public static final int MERGE_BATCH_SIZE = MergePolicyConfig.DEFAULT_BATCH_SIZE;
+    /** The name of the split-brain protection {@link #requireMinimumClusterSize} configures. */
+    public static final String SPLIT_BRAIN_PROTECTION_NAME = "gridlimit-minimum-cluster-size";
 
     private GridLimitHazelcast() {
     }
@@ -135,24 +158,92 @@ public final class GridLimitHazelcast {
     }
 
     /**
-     * The configuration of the policy maps {@code gridlimit.*}: the given number of synchronous backups, no
-     * asynchronous backup, in-memory format BINARY (a decision deserializes once on the partition thread either
-     * way), statistics on (for the owned-key gauge), no map-wide TTL (each entry carries its own, SPEC §8).
+     * The configuration of the policy maps {@code gridlimit.*} with the default per-member bound
+     * ({@link #DEFAULT_MAX_ENTRIES_PER_MEMBER}); see {@link #mapConfig(int, int)}.
      *
      * @param backupCount synchronous backups, in [0, 6]
      * @return a new map config named {@link #MAP_CONFIG_NAME}
      * @throws IllegalArgumentException if {@code backupCount} is out of range
      */
     public static MapConfig mapConfig(int backupCount) {
+        return mapConfig(backupCount, DEFAULT_MAX_ENTRIES_PER_MEMBER);
+    }
+
+    /**
+     * The configuration of the policy maps {@code gridlimit.*}: the given number of synchronous backups, no
+     * asynchronous backup, in-memory format BINARY (a decision deserializes once on the partition thread either
+     * way), statistics on (for the owned-key gauge), no map-wide TTL (each entry carries its own, SPEC §8), and:
+     * <ul>
+     *   <li>the split-brain merge policy {@link ConservativeMergePolicy}: after a heal each key keeps a state at
+     *   least as consumed as both sides' (issue "cluster reliability" §2);</li>
+     *   <li>eviction at {@code maxEntriesPerMember} entries per map per member (Hazelcast's {@code PER_NODE}
+     *   bound, enforced per partition as {@code bound × members / partitions}), fresh-equivalent states first
+     *   ({@link FreshFirstEvictionComparator}, SPEC §8);</li>
+     *   <li>{@link StateLossListener}, which counts evicted non-fresh states and entries lost with a partition
+     *   into the member's {@link StateLoss} ({@code gridlimit.state.lost}).</li>
+     * </ul>
+     *
+     * @param backupCount synchronous backups, in [0, 6]
+     * @param maxEntriesPerMember the bound, entries per policy map per member, in [1, Integer.MAX_VALUE]
+     * @return a new map config named {@link #MAP_CONFIG_NAME}
+     * @throws IllegalArgumentException if a value is out of range (the message names it)
+     */
+    public static MapConfig mapConfig(int backupCount, int maxEntriesPerMember) {
         if (backupCount < 0 || backupCount > MapConfig.MAX_BACKUP_COUNT) {
             throw new IllegalArgumentException("backupCount must be in [0, " + MapConfig.MAX_BACKUP_COUNT
                     + "], got " + backupCount);
         }
-        return new MapConfig(MAP_CONFIG_NAME)
+        if (maxEntriesPerMember < 1) {
+            throw new IllegalArgumentException(
+                    "maxEntriesPerMember must be in [1, " + Integer.MAX_VALUE + "], got " + maxEntriesPerMember);
+        }
+        MapConfig map = new MapConfig(MAP_CONFIG_NAME)
                 .setBackupCount(backupCount)
                 .setAsyncBackupCount(0)
                 .setInMemoryFormat(InMemoryFormat.BINARY)
-                .setStatisticsEnabled(true);
+                .setStatisticsEnabled(true)
+                .setMergePolicyConfig(new MergePolicyConfig(ConservativeMergePolicy.class.getName(),
+                        MERGE_BATCH_SIZE));
+        EvictionConfig eviction = map.getEvictionConfig();
+        eviction.setMaxSizePolicy(MaxSizePolicy.PER_NODE)
+                .setSize(maxEntriesPerMember)
+                .setComparatorClassName(FreshFirstEvictionComparator.class.getName());
+        map.addEntryListenerConfig(new EntryListenerConfig(StateLossListener.class.getName(), true, true));
+        map.addMapPartitionLostListenerConfig(new MapPartitionLostListenerConfig(StateLossListener.class.getName()));
+        return map;
+    }
+
+    /**
+     * Turns on split-brain protection for the policy maps (off by default): a decision is refused with
+     * Hazelcast's {@code SplitBrainProtectionException} on a member that sees fewer than
+     * {@code minimumClusterSize} members, so a minority side of a split answers per the service's failure mode
+     * instead of deciding on state it cannot share. Hazelcast notices a lost member only after its heartbeat
+     * timeout ({@code hazelcast.max.no.heartbeat.seconds}), so decisions made in that window still go through
+     * and are reconciled by the merge policy. Choose {@code minimumClusterSize} as a strict majority of the
+     * expected members (2 of 3); with 2 members, 2 stops every decision when one is lost.
+     *
+     * <p>Call after {@link #configure(Config)} (or after adding your own {@code gridlimit.*} map configs): it
+     * applies to every map configuration whose name starts with {@link #MAP_PREFIX}.
+     *
+     * @param config the member configuration, changed in place
+     * @param minimumClusterSize members a member must see to decide, in [2, 1000]
+     * @return {@code config}
+     * @throws IllegalArgumentException if {@code minimumClusterSize} is out of range
+     * @throws NullPointerException if {@code config} is null
+     */
+    public static Config requireMinimumClusterSize(Config config, int minimumClusterSize) {
+        Objects.requireNonNull(config, "config");
+        if (minimumClusterSize < 2 || minimumClusterSize > 1000) {
+            throw new IllegalArgumentException("minimumClusterSize must be in [2, 1000], got " + minimumClusterSize);
+        }
+        config.addSplitBrainProtectionConfig(new SplitBrainProtectionConfig(SPLIT_BRAIN_PROTECTION_NAME, true,
+                minimumClusterSize).setProtectOn(SplitBrainProtectionOn.READ_WRITE));
+        for (MapConfig map : config.getMapConfigs().values()) {
+            if (map.getName().startsWith(MAP_PREFIX)) {
+                map.setSplitBrainProtectionName(SPLIT_BRAIN_PROTECTION_NAME);
+            }
+        }
+        return config;
     }
 
     /**

@@ -65,9 +65,12 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     private final ConcurrentHashMap<String, PolicyMap> maps = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final String threadPrefix;
+    /** The member's policy catalog, which each decision asked here fills; null on a client. */
+    private final PolicyCatalog catalog;
 
     private HazelcastRateLimiter(HazelcastInstance instance, int asyncThreads) {
         this.instance = instance;
+        this.catalog = instance.getLocalEndpoint() instanceof Member ? PolicyCatalog.of(instance) : null;
         this.threadPrefix = "gridlimit-async-" + LIMITERS.incrementAndGet() + "-";
         AtomicInteger threads = new AtomicInteger();
         this.pool = new ThreadPoolExecutor(asyncThreads, asyncThreads, 0L, TimeUnit.MILLISECONDS,
@@ -249,6 +252,9 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     }
 
     private PolicyMap map(Policy policy) {
+        if (catalog != null) {
+            catalog.remember(policy);
+        }
         return map(policy.name());
     }
 

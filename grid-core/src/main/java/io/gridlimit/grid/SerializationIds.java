@@ -15,6 +15,8 @@ final class SerializationIds {
     static final int WRITE_STATE_PROCESSOR = 2;
     /** {@link DecisionResult}: the decisions a {@link DecideProcessor} returns. */
     static final int DECISION_RESULT = 3;
+    /** {@link ConservativeMergePolicy}: the split-brain merge policy of the policy maps. */
+    static final int CONSERVATIVE_MERGE_POLICY = 4;
 
     /** Compact type names of the stored states, one per {@link io.gridlimit.algorithm.LimiterState} class. */
     static final String TOKEN_BUCKET_STATE = "gridlimit.TokenBucketState";

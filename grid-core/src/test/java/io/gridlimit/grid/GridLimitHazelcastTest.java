@@ -7,6 +7,9 @@ import com.hazelcast.client.config.ClientConfig;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.MaxSizePolicy;
+import com.hazelcast.config.SplitBrainProtectionConfig;
+import com.hazelcast.splitbrainprotection.SplitBrainProtectionOn;
 import com.hazelcast.config.SerializationConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
@@ -46,6 +49,48 @@ class GridLimitHazelcastTest {
         GridLimitHazelcast.configure(config, clock);
         assertThat(config.getUserContext().get(GridLimitHazelcast.TIME_SOURCE_KEY)).isSameAs(clock);
         assertThat(GridLimitHazelcast.mapName("api")).isEqualTo("gridlimit.api");
+    }
+
+    @Test
+    void policyMapsMergeConservativelyEvictFreshFirstAndCountLostState() {
+        MapConfig maps = GridLimitHazelcast.configure(new Config()).getMapConfigs().get("gridlimit.*");
+        assertThat(maps.getMergePolicyConfig().getPolicy()).isEqualTo(ConservativeMergePolicy.class.getName());
+        assertThat(maps.getMergePolicyConfig().getBatchSize()).isEqualTo(100);
+        assertThat(maps.getEvictionConfig().getMaxSizePolicy()).isEqualTo(MaxSizePolicy.PER_NODE);
+        assertThat(maps.getEvictionConfig().getSize()).isEqualTo(1_000_000);
+        assertThat(maps.getEvictionConfig().getComparatorClassName())
+                .isEqualTo(FreshFirstEvictionComparator.class.getName());
+        assertThat(maps.getEntryListenerConfigs()).singleElement().satisfies(l -> {
+            assertThat(l.getClassName()).isEqualTo(StateLossListener.class.getName());
+            assertThat(l.isLocal()).isTrue();
+            assertThat(l.isIncludeValue()).isTrue();
+        });
+        assertThat(maps.getPartitionLostListenerConfigs()).singleElement()
+                .satisfies(l -> assertThat(l.getClassName()).isEqualTo(StateLossListener.class.getName()));
+        assertThat(maps.getSplitBrainProtectionName()).as("off by default").isNull();
+        assertThat(GridLimitHazelcast.mapConfig(1, 5_000).getEvictionConfig().getSize()).isEqualTo(5_000);
+        assertThatThrownBy(() -> GridLimitHazelcast.mapConfig(1, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxEntriesPerMember must be in [1, 2147483647], got 0");
+    }
+
+    @Test
+    void splitBrainProtectionIsAnOptionOnEveryPolicyMap() {
+        Config config = GridLimitHazelcast.configure(new Config());
+        config.addMapConfig(GridLimitHazelcast.mapConfig(2).setName("gridlimit.b2-*"));
+        config.addMapConfig(new MapConfig("other"));
+        GridLimitHazelcast.requireMinimumClusterSize(config, 2);
+        SplitBrainProtectionConfig protection = config.getSplitBrainProtectionConfig("gridlimit-minimum-cluster-size");
+        assertThat(protection.isEnabled()).isTrue();
+        assertThat(protection.getMinimumClusterSize()).isEqualTo(2);
+        assertThat(protection.getProtectOn()).isEqualTo(SplitBrainProtectionOn.READ_WRITE);
+        assertThat(config.getMapConfig("gridlimit.*").getSplitBrainProtectionName())
+                .isEqualTo("gridlimit-minimum-cluster-size");
+        assertThat(config.getMapConfigs().get("gridlimit.b2-*").getSplitBrainProtectionName())
+                .isEqualTo("gridlimit-minimum-cluster-size");
+        assertThat(config.getMapConfigs().get("other").getSplitBrainProtectionName()).isNull();
+        assertThatThrownBy(() -> GridLimitHazelcast.requireMinimumClusterSize(config, 1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("minimumClusterSize must be in [2, 1000], got 1");
     }
 
     @Test

@@ -106,7 +106,14 @@ class SerializationRoundTripTest {
         assertThat(factory.create(1)).isInstanceOf(DecideProcessor.class);
         assertThat(factory.create(2)).isInstanceOf(WriteStateProcessor.class);
         assertThat(factory.create(3)).isInstanceOf(DecisionResult.class);
-        assertThat(factory.create(4)).isNull();
+        assertThat(new ConservativeMergePolicy<>().getClassId()).isEqualTo(4);
+        assertThat(factory.create(4)).isInstanceOf(ConservativeMergePolicy.class);
+        assertThat(factory.create(5)).isNull();
+    }
+
+    @Test
+    void mergePolicyRoundTripsWithoutFields() {
+        assertThat(roundTrip(new ConservativeMergePolicy<>())).isInstanceOf(ConservativeMergePolicy.class);
     }
 
     static Stream<Policy> wirePolicies() {
