@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.hazelcast.config.Config;
 import com.hazelcast.core.HazelcastInstance;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.gridlimit.time.ManualTimeSource;
+import io.gridlimit.time.TimeSource;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.context.env.PropertySource;
 import io.micronaut.context.env.yaml.YamlPropertySourceLoader;
@@ -37,6 +39,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.Yaml;
 
@@ -69,13 +72,15 @@ class MonitoredServiceTest {
     private Map<String, Object> demoMapMBean;
 
     @BeforeAll
-    void serveAScriptedDay(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    void serveAScriptedDay(@TempDir Path dir) throws Exception {
         context = startFromOverlay(dir);
         EmbeddedServer server = context.getBean(EmbeddedServer.class);
         base = server.getURI();
         http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         HazelcastInstance member = context.getBean(HazelcastInstance.class);
         memberConfig = member.getConfig();
+        assertThat(context.getBean(TimeSource.class)).as("decisions read the frozen clock")
+                .isInstanceOf(ManualTimeSource.class);
 
         helloFromClients(1, 1);
         afterOneClient = scrape();
@@ -318,8 +323,8 @@ class MonitoredServiceTest {
                 .propertySources(sources.toArray(PropertySource[]::new))
                 .properties(Map.of(
                         "micronaut.server.port", -1,
-                        // decisions read a frozen clock (io.gridlimit.micronaut.support.TestClock): exact counts
-                        "gridlimit-test.manual-clock", true,
+                        // decisions read a frozen clock: exact counts
+                        FrozenClock.PROPERTY, true,
                         "gridlimit.client-ip.trusted-proxies", List.of("127.0.0.1/32", "::1/128")))
                 .start();
         context.getBean(EmbeddedServer.class).start();
