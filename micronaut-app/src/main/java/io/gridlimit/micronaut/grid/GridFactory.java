@@ -17,7 +17,6 @@ import io.gridlimit.micronaut.config.HazelcastSettings;
 import io.gridlimit.time.TimeSource;
 import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Bean;
-import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.exceptions.ConfigurationException;
 import jakarta.inject.Singleton;
@@ -32,19 +31,23 @@ import java.util.Properties;
 /**
  * Creates the grid beans from {@code gridlimit.hazelcast}: the {@link HazelcastInstance} (an embedded member, or a
  * client), the {@link io.gridlimit.api.RateLimiter} ({@link HazelcastRateLimiter}) and the {@link TimeSource}.
- * The limiter is created at startup ({@link Context}), so the member joins before the server takes requests. On
+ * The limiter is created at startup ({@link GridStartup}), so the member joins before the server takes requests. On
  * context close the limiter closes first, then the instance shuts down gracefully (a member hands its partitions
  * over before leaving). Hazelcast's own shutdown hook is off: Micronaut's closes the context.
  *
  * <p>Embedded member: cluster name, {@code port} (auto-increment on), TCP-IP join with {@code members}, multicast
  * and auto-detection off, phone-home off; or the user's {@code config-file} as given. Client: cluster name and
- * {@code members} as addresses (a member without port gets {@code port}), or the user's client
+ * {@code members} as addresses (a member without port gets {@code port}), giving up after 30 s (Hazelcast's
+ * default would wait forever), or the user's client
  * {@code config-file}. Either way GridLimit adds its serialization and its {@code gridlimit.*} map configuration
  * ({@link GridLimitHazelcast}); a member's decisions read its cluster time, or the {@code TimeSource} bean when a
  * test or user replaced it.
  */
 @Factory
 public class GridFactory {
+    /** How long a client (without a config file) tries to reach the cluster before the boot fails: 30 s. */
+    public static final long CLIENT_CONNECT_TIMEOUT_MILLIS = 30_000;
+
     private static final Logger LOG = LoggerFactory.getLogger(GridFactory.class);
 
     /**
@@ -91,7 +94,7 @@ public class GridFactory {
      * @param instance the running Hazelcast instance
      * @return the limiter; closed when the context closes
      */
-    @Context
+    @Singleton
     @Bean(preDestroy = "close")
     public HazelcastRateLimiter rateLimiter(HazelcastInstance instance) {
         return HazelcastRateLimiter.create(instance);
@@ -155,6 +158,8 @@ public class GridFactory {
                 addresses.add(m.indexOf(':') < 0 ? m + ":" + s.port() : m);
             }
             c.getNetworkConfig().setAddresses(addresses);
+            c.getConnectionStrategyConfig().getConnectionRetryConfig()
+                    .setClusterConnectTimeoutMillis(CLIENT_CONNECT_TIMEOUT_MILLIS);
         }
         setIfAbsent(c.getProperties(), "hazelcast.shutdownhook.enabled", "false");
         setIfAbsent(c.getProperties(), "hazelcast.logging.type", "slf4j");

@@ -1,6 +1,7 @@
 package io.gridlimit.micronaut.health;
 
 import com.hazelcast.core.HazelcastInstance;
+import io.micronaut.context.BeanProvider;
 import io.micronaut.core.async.publisher.Publishers;
 import io.micronaut.health.HealthStatus;
 import io.micronaut.management.health.indicator.HealthIndicator;
@@ -28,14 +29,15 @@ public class GridReadinessIndicator implements HealthIndicator {
     /** The name of this indicator in health responses. */
     public static final String NAME = "gridlimit-grid";
 
-    private final HazelcastInstance instance;
+    private final BeanProvider<HazelcastInstance> instance;
     private final ExecutorService blocking;
 
     /**
-     * @param instance the Hazelcast instance
+     * @param instance the Hazelcast instance, resolved on the first check (on the blocking executor)
      * @param blocking Micronaut's blocking executor
      */
-    public GridReadinessIndicator(HazelcastInstance instance, @Named(TaskExecutors.BLOCKING) ExecutorService blocking) {
+    public GridReadinessIndicator(BeanProvider<HazelcastInstance> instance,
+                                  @Named(TaskExecutors.BLOCKING) ExecutorService blocking) {
         this.instance = instance;
         this.blocking = blocking;
     }
@@ -50,6 +52,7 @@ public class GridReadinessIndicator implements HealthIndicator {
         Map<String, Object> details = new LinkedHashMap<>();
         boolean up;
         try {
+            HazelcastInstance instance = this.instance.get();
             boolean running = instance.getLifecycleService().isRunning();
             details.put("running", running);
             int members = running ? instance.getCluster().getMembers().size() : 0;

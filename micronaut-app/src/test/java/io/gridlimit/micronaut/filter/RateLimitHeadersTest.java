@@ -1,0 +1,67 @@
+package io.gridlimit.micronaut.filter;
+
+import io.gridlimit.api.Band;
+import io.gridlimit.api.Decision;
+import io.gridlimit.api.Policy;
+import io.gridlimit.micronaut.config.HeaderMode;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** SPEC §5 header values and rounding. */
+class RateLimitHeadersTest {
+    @Test
+    void secondsRoundUpAndAreZeroOnlyForZero() {
+        assertThat(RateLimitHeaders.ceilSeconds(0)).isZero();
+        assertThat(RateLimitHeaders.ceilSeconds(1)).isEqualTo(1);
+        assertThat(RateLimitHeaders.ceilSeconds(1_000_000_000L)).isEqualTo(1);
+        assertThat(RateLimitHeaders.ceilSeconds(1_000_000_001L)).isEqualTo(2);
+        assertThat(RateLimitHeaders.ceilSeconds(Long.MAX_VALUE)).isEqualTo(9_223_372_037L);
+    }
+
+    @Test
+    void windowOfABucketIsTheTimeToRefillFromEmptyRoundedUp() {
+        assertThat(RateLimitHeaders.windowSeconds(Band.tokenBucket("b", 20, 5, Duration.ofSeconds(1)))).isEqualTo(4);
+        assertThat(RateLimitHeaders.windowSeconds(Band.tokenBucket("b", 10, 3, Duration.ofSeconds(1)))).isEqualTo(4);
+        assertThat(RateLimitHeaders.windowSeconds(Band.gcra("b", 1, 1000, Duration.ofMillis(1)))).isEqualTo(1);
+        // C * P beyond 64 bits: 10^15 tokens, 365 days per token saturate at Long.MAX_VALUE ns
+        assertThat(RateLimitHeaders.windowSeconds(Band.tokenBucket("b", Band.MAX_QUANTITY, 1, Duration.ofDays(365))))
+                .isEqualTo(9_223_372_037L);
+        assertThat(RateLimitHeaders.windowSeconds(Band.fixedWindow("w", 5, Duration.ofMillis(1500)))).isEqualTo(2);
+        assertThat(RateLimitHeaders.windowSeconds(Band.slidingWindowLog("w", 5, Duration.ofHours(1)))).isEqualTo(3600);
+    }
+
+    @Test
+    void fieldsOfSingleAndCompositePolicies() {
+        Policy demo = Policy.builder("demo").slidingWindowLog(5, Duration.ofSeconds(10)).build();
+        Policy tiered = Policy.builder("tiered")
+                .band(Band.gcra("burst", 10, 1, Duration.ofSeconds(1)))
+                .band(Band.fixedWindow("hourly", 1000, Duration.ofHours(1))).build();
+        Map<String, String> out = new LinkedHashMap<>();
+        Decision d = new Decision(true, 10, 9, 1_000_000_000L, Decision.NO_RETRY, "burst");
+        RateLimitHeaders.write(HeaderMode.BOTH, List.of(demo, tiered, demo), tiered, d, out);
+        assertThat(out).containsExactly(
+                Map.entry("RateLimit-Policy", "\"demo\";q=5;w=10, \"tiered/burst\";q=10;w=10, "
+                        + "\"tiered/hourly\";q=1000;w=3600"),
+                Map.entry("RateLimit", "\"tiered/burst\";r=9;t=1"),
+                Map.entry("X-RateLimit-Limit", "10"),
+                Map.entry("X-RateLimit-Remaining", "9"),
+                Map.entry("X-RateLimit-Reset", "1"));
+
+        Map<String, String> ietf = new LinkedHashMap<>();
+        RateLimitHeaders.write(HeaderMode.IETF, List.of(demo), demo,
+                new Decision(false, 5, 0, 10_000_000_001L, 10_000_000_001L, null), ietf);
+        assertThat(ietf).containsOnlyKeys("RateLimit-Policy", "RateLimit")
+                .containsEntry("RateLimit", "\"demo\";r=0;t=11");
+        Map<String, String> legacy = new LinkedHashMap<>();
+        RateLimitHeaders.write(HeaderMode.LEGACY, List.of(demo), demo,
+                new Decision(true, 5, 5, 0, Decision.NO_RETRY, null), legacy);
+        assertThat(legacy).containsExactly(Map.entry("X-RateLimit-Limit", "5"),
+                Map.entry("X-RateLimit-Remaining", "5"), Map.entry("X-RateLimit-Reset", "0"));
+    }
+}
