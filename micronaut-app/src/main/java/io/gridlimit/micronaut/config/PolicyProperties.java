@@ -52,7 +52,10 @@ public class PolicyProperties {
         return fields.algorithm;
     }
 
-    /** @param algorithm token-bucket, gcra (alias leaky-bucket), fixed-window, sliding-window-log, sliding-window-counter */
+    /**
+     * @param algorithm token-bucket, gcra (alias leaky-bucket), fixed-window, sliding-window-log or
+     *     sliding-window-counter
+     */
     public void setAlgorithm(@Nullable String algorithm) {
         fields.algorithm = algorithm;
     }

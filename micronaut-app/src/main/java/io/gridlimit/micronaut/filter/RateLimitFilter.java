@@ -33,6 +33,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -40,6 +41,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The HTTP rate-limit filter (SPEC §4-7). For each request whose normalised path (SPEC §7) is not exempt, it
@@ -72,6 +74,7 @@ public class RateLimitFilter implements Ordered {
             "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
 
     private static final Logger LOG = LoggerFactory.getLogger(RateLimitFilter.class);
+    private static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final GridLimitConfig config;
     private final RateLimitedRoutes annotated;
@@ -80,6 +83,7 @@ public class RateLimitFilter implements Ordered {
     private final GridLimitMetrics metrics;
     private final JsonMapper json;
     private final long timeoutNanos;
+    private final AtomicLong lastWarnNanos = new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
 
     /**
      * @param config the checked configuration
@@ -193,10 +197,18 @@ public class RateLimitFilter implements Ordered {
             Throwable cause = unwrap(error);
             boolean timeout = cause instanceof TimeoutException;
             metrics.gridError(policy.name(), timeout);
-            if (timeout) {
-                LOG.warn("grid did not answer policy '{}' within {}", policy.name(), config.gridTimeout());
-            } else {
-                LOG.warn("grid failed to decide policy '{}': {}", policy.name(), cause.toString());
+            long now = System.nanoTime();
+            long last = lastWarnNanos.get();
+            boolean warn = now - last >= WARN_INTERVAL_NANOS && lastWarnNanos.compareAndSet(last, now);
+            if (warn || LOG.isDebugEnabled()) {
+                String message = timeout ? "grid did not answer policy '" + policy.name() + "' within "
+                        + config.gridTimeout() : "grid failed to decide policy '" + policy.name() + "': " + cause;
+                if (warn) {
+                    LOG.warn("{} (failure-mode {}; logged at most every 10 s, see metric {})", message,
+                            config.failureMode().name().toLowerCase(Locale.ROOT), GridLimitMetrics.GRID_ERRORS);
+                } else {
+                    LOG.debug(message);
+                }
             }
             return new Result(check, null, true);
         });

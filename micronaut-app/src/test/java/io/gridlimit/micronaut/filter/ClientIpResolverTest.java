@@ -98,7 +98,8 @@ class ClientIpResolverTest {
         assertThat(r128.clientKey(peer("127.0.0.1"), NONE, List.of("2001:db8:0:1:1:1:1:1")))
                 .contains("ip:2001:db8:0:1:1:1:1:1");
         ClientIpResolver r48 = resolver(48, "127.0.0.1");
-        assertThat(r48.clientKey(peer("127.0.0.1"), NONE, List.of("2001:db8:aa:bb::1"))).contains("ip:2001:db8:aa::/48");
+        assertThat(r48.clientKey(peer("127.0.0.1"), NONE, List.of("2001:db8:aa:bb::1")))
+                .contains("ip:2001:db8:aa::/48");
         assertThat(r64.clientKey(peer("2001:db8:1:2::99"), NONE, NONE)).contains("ip:2001:db8:1:2::/64");
     }
 

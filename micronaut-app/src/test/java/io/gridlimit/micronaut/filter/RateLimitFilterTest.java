@@ -259,7 +259,8 @@ class RateLimitFilterTest implements TestPropertyProvider {
         assertThat(h(r, "RateLimit")).isEqualTo("\"annot\";r=1;t=10");
         assertThat(get("/t/annotated/2", "X-Forwarded-For", ip).code()).isEqualTo(200);
         assertThat(get("/t/annotated/3", "X-Forwarded-For", ip).code()).isEqualTo(429);
-        assertThat(hazelcast.<String, Object>getMap("gridlimit.annot").keySet()).contains("route:/t/annotated/{id}|ip:" + ip);
+        assertThat(hazelcast.<String, Object>getMap("gridlimit.annot").keySet())
+                .contains("route:/t/annotated/{id}|ip:" + ip);
     }
 
     @Test
