@@ -46,6 +46,17 @@ import java.util.function.Function;
  * therefore attaches its single callback directly to Hazelcast's invocation future with its own executor (see
  * {@code AsyncSubmitter}), so that no decision starts a thread.
  *
+ * <p><b>Hot-key coalescing</b> (on by default, {@link Builder#coalesceHotKeys(boolean)}): concurrent
+ * {@link #tryAcquireAsync} calls for the same policy and key from this limiter are coalesced: while one
+ * invocation for that key is in flight, later requests queue, and when it answers they leave as one
+ * EntryProcessor carrying their costs (up to 1024), answered in arrival order. The decisions are exactly those
+ * the requests would get one after another in arrival order (the owner applies the costs in sequence on the
+ * stored state at one time reading; {@code CoalescingExactnessTest} proves it), so coalescing is on by default:
+ * for keys that are never busy concurrently it adds two {@code ConcurrentHashMap} updates per decision and sends
+ * the same single-cost invocation as before; for a hot key it turns N invocations into about N / batch. A
+ * failed invocation fails every request of its batch with the same exception. {@link #tryAcquire} (synchronous)
+ * is never coalesced.
+ *
  * <p>Thread-safe.
  */
 public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
@@ -67,8 +78,10 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     private final String threadPrefix;
     /** The member's policy catalog, which each decision asked here fills; null on a client. */
     private final PolicyCatalog catalog;
+    /** Coalesces concurrent async decisions per (policy, key); null when coalescing is off. */
+    private final Coalescer coalescer;
 
-    private HazelcastRateLimiter(HazelcastInstance instance, int asyncThreads) {
+    private HazelcastRateLimiter(HazelcastInstance instance, int asyncThreads, boolean coalesce) {
         this.instance = instance;
         this.catalog = instance.getLocalEndpoint() instanceof Member ? PolicyCatalog.of(instance) : null;
         this.threadPrefix = "gridlimit-async-" + LIMITERS.incrementAndGet() + "-";
@@ -81,6 +94,8 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
                 });
         this.pool.prestartAllCoreThreads();
         this.callbacks = new CallbackExecutor(pool);
+        this.coalescer = coalesce ? new Coalescer(this::sendBatch, () -> new CallbackFuture<>(callbacks),
+                DecideProcessor.MAX_BATCH) : null;
     }
 
     /**
@@ -136,7 +151,28 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         checkKey(key);
         checkCost(cost);
         checkOpen();
+        if (coalescer != null) {
+            return coalescer.decide(policy, key, cost);
+        }
         return submit(policy, key, new DecideProcessor(policy, cost), DecisionResult::first);
+    }
+
+    /** One coalesced batch (costs validated): the single-cost processor when alone, as uncoalesced. */
+    private CompletionStage<Decision[]> sendBatch(Policy policy, String key, long[] costs) {
+        checkOpen();
+        DecideProcessor processor = costs.length == 1 ? new DecideProcessor(policy, costs[0])
+                : new DecideProcessor(policy, costs);
+        return submit(policy, key, processor, DecisionResult::decisions);
+    }
+
+    /** @return how many (policy, key) pairs have a coalesced call in flight; 0 when off (tests) */
+    int coalescingBusyKeys() {
+        return coalescer == null ? 0 : coalescer.busyKeys();
+    }
+
+    /** @return whether async decisions are coalesced per (policy, key) */
+    public boolean coalescesHotKeys() {
+        return coalescer != null;
     }
 
     /**
@@ -329,6 +365,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     public static final class Builder {
         private final HazelcastInstance instance;
         private int asyncThreads = DEFAULT_ASYNC_THREADS;
+        private boolean coalesceHotKeys = true;
 
         private Builder(HazelcastInstance instance) {
             this.instance = instance;
@@ -351,12 +388,24 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         }
 
         /**
+         * Turns hot-key coalescing of {@link #tryAcquireAsync} on or off (see the class javadoc). Decisions are
+         * the same either way; off sends one invocation per request.
+         *
+         * @param coalesce true (the default) to coalesce concurrent async decisions per (policy, key)
+         * @return this builder
+         */
+        public Builder coalesceHotKeys(boolean coalesce) {
+            this.coalesceHotKeys = coalesce;
+            return this;
+        }
+
+        /**
          * Builds the limiter and starts its callback pool.
          *
          * @return a new limiter, never null
          */
         public HazelcastRateLimiter build() {
-            return new HazelcastRateLimiter(instance, asyncThreads);
+            return new HazelcastRateLimiter(instance, asyncThreads, coalesceHotKeys);
         }
     }
 

@@ -1,0 +1,185 @@
+package io.gridlimit.grid;
+
+import io.gridlimit.api.Decision;
+import io.gridlimit.api.Policy;
+import java.util.ArrayDeque;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
+
+/**
+ * Hot-key coalescing of asynchronous decisions (issue 6, item 3): while one invocation for a (policy, key) is in
+ * flight from this replica, later requests for the same (policy, key) queue here; when the invocation answers,
+ * the queued requests leave together as ONE {@link DecideProcessor} carrying their costs (at most
+ * {@link DecideProcessor#MAX_BATCH}; the rest wait for the next round), and the decisions are handed back in
+ * arrival order.
+ *
+ * <p><b>Exactness.</b> The owner runs a batch through {@code RateLimitAlgorithms.applyAll}, that is
+ * {@code apply} of each cost in turn on the state the previous one left, at one time reading. So request
+ * {@code i} of a batch gets exactly the decision it would have got had the requests been decided one after
+ * another in arrival order at that reading (SPEC §3: a denied request consumes nothing, so a denial in the middle
+ * of a batch does not change the ones after it). Arrival order is the order in which requests enter the queue of
+ * their (policy, key), linearized by {@link ConcurrentHashMap#compute}. Still one EntryProcessor per invocation on
+ * the owner, the state written once with its TTL, the backup receiving that state (SPEC §8).
+ *
+ * <p><b>Cost.</b> For keys that are never concurrently busy (uniform keys) a request pays two
+ * {@code ConcurrentHashMap.compute} calls and one small slot object beside the invocation it always made; the
+ * invocation itself is the uncoalesced one (a single-cost {@code DecideProcessor}). For a hot key, N concurrent
+ * requests cost about N / batch invocations instead of N. Latency of a queued request: at most one round trip
+ * more than uncoalesced, spent waiting for the call in flight.
+ *
+ * <p><b>Failures.</b> A failed invocation completes every request of its batch exceptionally with the same
+ * (unwrapped) exception; requests queued behind it still go out in the next batch.
+ *
+ * <p>Thread-safe. Holds no state for idle keys: a slot is removed when its last batch answers with nothing queued.
+ */
+final class Coalescer {
+    /** Sends one batch of costs (1 to {@link DecideProcessor#MAX_BATCH}) for one key; answers in order. */
+    @FunctionalInterface
+    interface BatchSender {
+        /**
+         * @param policy the policy
+         * @param key the key, validated
+         * @param costs the costs, validated, in arrival order; owned by the callee
+         * @return a stage completed with exactly {@code costs.length} decisions in order, or exceptionally
+         */
+        CompletionStage<Decision[]> send(Policy policy, String key, long[] costs);
+    }
+
+    private final ConcurrentHashMap<SlotKey, Slot> slots = new ConcurrentHashMap<>();
+    private final BatchSender sender;
+    private final Supplier<CompletableFuture<Decision>> stages;
+    private final int maxBatch;
+
+    /**
+     * @param sender sends a batch
+     * @param stages makes the stage returned to a caller (the limiter's callback-pool stage)
+     * @param maxBatch most costs per invocation, in [1, {@link DecideProcessor#MAX_BATCH}]
+     */
+    Coalescer(BatchSender sender, Supplier<CompletableFuture<Decision>> stages, int maxBatch) {
+        this.sender = Objects.requireNonNull(sender, "sender");
+        this.stages = Objects.requireNonNull(stages, "stages");
+        if (maxBatch < 1 || maxBatch > DecideProcessor.MAX_BATCH) {
+            throw new IllegalArgumentException(
+                    "maxBatch must be in [1, " + DecideProcessor.MAX_BATCH + "], got " + maxBatch);
+        }
+        this.maxBatch = maxBatch;
+    }
+
+    /**
+     * Decides one request, coalesced with concurrent requests of the same policy and key.
+     *
+     * @param policy the policy (validated by the caller)
+     * @param key the key (validated by the caller)
+     * @param cost the cost (validated by the caller)
+     * @return a stage completed with this request's decision, or exceptionally with its batch's failure
+     */
+    CompletableFuture<Decision> decide(Policy policy, String key, long cost) {
+        Waiter waiter = new Waiter(cost, stages.get());
+        SlotKey slotKey = new SlotKey(policy, key);
+        boolean[] lead = new boolean[1];
+        slots.compute(slotKey, (k, slot) -> {
+            if (slot == null) {
+                lead[0] = true;
+                return new Slot(); // in flight: this request goes now, alone
+            }
+            slot.queue.add(waiter);
+            return slot;
+        });
+        if (lead[0]) {
+            send(slotKey, new Waiter[] {waiter});
+        }
+        return waiter.stage;
+    }
+
+    /** @return how many (policy, key) pairs have a call in flight (tests, diagnostics) */
+    int busyKeys() {
+        return slots.size();
+    }
+
+    private void send(SlotKey slotKey, Waiter[] batch) {
+        long[] costs = new long[batch.length];
+        for (int i = 0; i < batch.length; i++) {
+            costs[i] = batch[i].cost;
+        }
+        CompletionStage<Decision[]> answer;
+        try {
+            answer = sender.send(slotKey.policy, slotKey.key, costs);
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
+        }
+        answer.whenComplete((decisions, failure) -> {
+            // the next batch leaves before this one's callers run, so their callbacks never delay it
+            Waiter[] next = drain(slotKey);
+            if (next != null) {
+                send(slotKey, next);
+            }
+            Throwable error = failure != null ? unwrap(failure)
+                    : decisions == null || decisions.length != batch.length
+                    ? new IllegalStateException("expected " + batch.length + " decisions, got "
+                            + (decisions == null ? "null" : decisions.length))
+                    : null;
+            for (int i = 0; i < batch.length; i++) {
+                if (error != null) {
+                    batch[i].stage.completeExceptionally(error);
+                } else {
+                    batch[i].stage.complete(decisions[i]);
+                }
+            }
+        });
+    }
+
+    /** Takes the next batch of a key whose call answered, or removes its slot when nothing waits. */
+    private Waiter[] drain(SlotKey slotKey) {
+        Waiter[][] taken = new Waiter[1][];
+        slots.compute(slotKey, (k, slot) -> {
+            if (slot == null || slot.queue.isEmpty()) {
+                return null;
+            }
+            int n = Math.min(maxBatch, slot.queue.size());
+            Waiter[] batch = new Waiter[n];
+            for (int i = 0; i < n; i++) {
+                batch[i] = slot.queue.poll();
+            }
+            taken[0] = batch;
+            return slot;
+        });
+        return taken[0];
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        Throwable t = failure;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    /**
+     * A (policy, key) pair. Policies that differ in any parameter are different slots (a policy change never
+     * batches old and new parameters together); the hash uses the name's cached hash only, so it costs nothing.
+     */
+    private record SlotKey(Policy policy, String key) {
+        @Override
+        public boolean equals(Object o) {
+            return this == o || (o instanceof SlotKey k && key.equals(k.key) && policy.equals(k.policy));
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * key.hashCode() + policy.name().hashCode();
+        }
+    }
+
+    /** A (policy, key) with a call in flight: the requests that arrived since, in order. Guarded by compute. */
+    private static final class Slot {
+        final ArrayDeque<Waiter> queue = new ArrayDeque<>();
+    }
+
+    private record Waiter(long cost, CompletableFuture<Decision> stage) {
+    }
+}

@@ -1,0 +1,155 @@
+package io.gridlimit.grid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gridlimit.algorithm.LimiterState;
+import io.gridlimit.algorithm.Outcome;
+import io.gridlimit.algorithm.RateLimitAlgorithms;
+import io.gridlimit.api.Decision;
+import io.gridlimit.api.Policy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link Coalescer} against a fake owner whose answers the test releases by hand: batches form in arrival order
+ * while a call is in flight, at most {@code maxBatch} costs leave at once, the decisions are those of sequential
+ * application in arrival order, a failure reaches every waiter of its batch (and only those), and no slot stays
+ * behind for an idle key.
+ */
+class CoalescingBatchTest {
+    private static final long NOW = GridTestSupport.T0;
+    private final Policy policy = Policy.builder("hot").tokenBucket(10, 1, Duration.ofHours(1)).build();
+
+    /** A fake owner: records each batch and answers it when the test says so, applying costs on its own state. */
+    private final class FakeOwner {
+        final List<long[]> batches = new ArrayList<>();
+        final List<CompletableFuture<Decision[]>> answers = new ArrayList<>();
+        LimiterState state;
+
+        CompletableFuture<Decision[]> send(Policy p, String key, long[] costs) {
+            batches.add(costs.clone());
+            CompletableFuture<Decision[]> answer = new CompletableFuture<>();
+            answers.add(answer);
+            return answer;
+        }
+
+        /** Answers batch {@code i} as the owner would: applyAll on the stored state at one reading. */
+        void answer(int i) {
+            Outcome[] outcomes = RateLimitAlgorithms.applyAll(state, policy, batches.get(i), NOW);
+            Decision[] decisions = new Decision[outcomes.length];
+            for (int j = 0; j < outcomes.length; j++) {
+                decisions[j] = outcomes[j].decision();
+                state = outcomes[j].state();
+            }
+            answers.get(i).complete(decisions);
+        }
+    }
+
+    @Test
+    void queuedRequestsLeaveAsOneBatchInArrivalOrderAndGetSequentialDecisions() {
+        FakeOwner owner = new FakeOwner();
+        Coalescer coalescer = new Coalescer(owner::send, CompletableFuture::new, 4);
+        long[] costs = {3, 1, 4, 1, 5, 2, 1};
+        List<CompletableFuture<Decision>> stages = new ArrayList<>();
+        for (long cost : costs) {
+            stages.add(coalescer.decide(policy, "k", cost));
+        }
+        // the first goes alone; the other six wait for it
+        assertThat(owner.batches).hasSize(1);
+        assertThat(owner.batches.get(0)).containsExactly(3);
+        owner.answer(0);
+        // at most maxBatch = 4 leave at once, in arrival order
+        assertThat(owner.batches).hasSize(2);
+        assertThat(owner.batches.get(1)).containsExactly(1, 4, 1, 5);
+        owner.answer(1);
+        assertThat(owner.batches).hasSize(3);
+        assertThat(owner.batches.get(2)).containsExactly(2, 1);
+        owner.answer(2);
+        assertThat(coalescer.busyKeys()).isZero();
+
+        // exactly the decisions of sequential application in arrival order at the same reading
+        LimiterState state = null;
+        for (int i = 0; i < costs.length; i++) {
+            Outcome expected = RateLimitAlgorithms.apply(state, policy, costs[i], NOW);
+            state = expected.state();
+            assertThat(stages.get(i)).isCompletedWithValue(expected.decision());
+        }
+        // 3 + 1 + 4 + 1 admitted (9 of 10), 5 denied, 2 denied, 1 admitted: exactly the capacity
+        assertThat(stages.stream().map(CompletableFuture::join).map(Decision::allowed))
+                .containsExactly(true, true, true, true, false, false, true);
+        assertThat(stages.get(6).join().remaining()).isZero();
+    }
+
+    @Test
+    void differentKeysAndPoliciesAreNotCoalesced() {
+        FakeOwner owner = new FakeOwner();
+        Coalescer coalescer = new Coalescer(owner::send, CompletableFuture::new, DecideProcessor.MAX_BATCH);
+        Policy changed = Policy.builder("hot").tokenBucket(20, 1, Duration.ofHours(1)).build();
+        coalescer.decide(policy, "a", 1);
+        coalescer.decide(policy, "b", 1);
+        coalescer.decide(changed, "a", 1); // same name and key, other parameters: its own slot
+        assertThat(owner.batches).hasSize(3);
+        assertThat(coalescer.busyKeys()).isEqualTo(3);
+    }
+
+    @Test
+    void aFailureReachesEveryWaiterOfItsBatchAndTheNextBatchStillLeaves() {
+        FakeOwner owner = new FakeOwner();
+        Coalescer coalescer = new Coalescer(owner::send, CompletableFuture::new, DecideProcessor.MAX_BATCH);
+        CompletableFuture<Decision> first = coalescer.decide(policy, "k", 1);
+        CompletableFuture<Decision> second = coalescer.decide(policy, "k", 2);
+        CompletableFuture<Decision> third = coalescer.decide(policy, "k", 3);
+        owner.answer(0);
+        assertThat(first.join().remaining()).isEqualTo(9);
+        assertThat(owner.batches.get(1)).containsExactly(2, 3);
+        CompletableFuture<Decision> fourth = coalescer.decide(policy, "k", 4); // queued behind the failing batch
+        IllegalStateException boom = new IllegalStateException("grid down");
+        owner.answers.get(1).completeExceptionally(new CompletionException(boom));
+        for (CompletableFuture<Decision> failed : List.of(second, third)) {
+            assertThatThrownBy(failed::join).isInstanceOf(CompletionException.class).cause().isSameAs(boom);
+        }
+        assertThat(owner.batches.get(2)).containsExactly(4);
+        owner.answer(2);
+        assertThat(fourth.join().allowed()).isTrue();
+        assertThat(fourth.join().remaining()).isEqualTo(5); // the failed batch consumed nothing here
+        assertThat(coalescer.busyKeys()).isZero();
+    }
+
+    @Test
+    void aSenderThatThrowsFailsItsBatchOnly() {
+        RuntimeException closed = new IllegalStateException("closed");
+        int[] calls = new int[1];
+        Coalescer coalescer = new Coalescer((p, k, costs) -> {
+            calls[0]++;
+            throw closed;
+        }, CompletableFuture::new, DecideProcessor.MAX_BATCH);
+        CompletableFuture<Decision> stage = coalescer.decide(policy, "k", 1);
+        assertThatThrownBy(stage::join).cause().isSameAs(closed);
+        assertThat(calls[0]).isEqualTo(1);
+        assertThat(coalescer.busyKeys()).isZero();
+    }
+
+    @Test
+    void aWrongAnswerCountFailsTheBatch() {
+        Coalescer coalescer = new Coalescer((p, k, costs) -> CompletableFuture.completedFuture(new Decision[0]),
+                CompletableFuture::new, DecideProcessor.MAX_BATCH);
+        assertThatThrownBy(coalescer.decide(policy, "k", 1)::join).cause()
+                .isInstanceOf(IllegalStateException.class).hasMessage("expected 1 decisions, got 0");
+    }
+
+    @Test
+    void maxBatchIsChecked() {
+        assertThatThrownBy(() -> new Coalescer((p, k, c) -> null, CompletableFuture::new, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxBatch must be in [1, 1024], got 0");
+        assertThatThrownBy(() -> new Coalescer((p, k, c) -> null, CompletableFuture::new, 1025))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxBatch must be in [1, 1024], got 1025");
+        assertThat(Arrays.asList(1, 1024)).allSatisfy(n ->
+                assertThat(new Coalescer((p, k, c) -> null, CompletableFuture::new, n).busyKeys()).isZero());
+    }
+}
