@@ -66,6 +66,17 @@ class UserApplicationTest {
         client = HttpClient.create(server.getURL());
     }
 
+    @Test
+    @Order(5)
+    void whenTheGridIsLostReadinessFailsLivenessHoldsAndFailureModeOpenApplies() {
+        server.getApplicationContext().getBean(HazelcastInstance.class).shutdown();
+        assertThat(send(HttpRequest.GET("/health/readiness")).code()).isEqualTo(503);
+        assertThat(send(HttpRequest.GET("/health/liveness")).code()).isEqualTo(200);
+        HttpResponse<?> r = send(HttpRequest.GET("/orders/7"));
+        assertThat(r.code()).isEqualTo(200);
+        assertThat(h(r, "RateLimit")).isNull();
+    }
+
     @AfterAll
     void stop() {
         client.close();
