@@ -1,0 +1,288 @@
+package io.gridlimit.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.testcontainers.junit.jupiter.Testcontainers;
+
+/**
+ * Cluster reliability with real processes (issue "cluster reliability" §1): each scenario runs its own cluster of
+ * service containers (the project's shaded jar, embedded Hazelcast members, one synchronous backup: the shipped
+ * default) carrying one policy per algorithm, and drives the decision API through ports published on 127.0.0.1.
+ *
+ * <p>Every policy has a quota of {@value #LIMIT} per key and a refill period or window of 365 days, so nothing
+ * refills during a test and every figure is exact: what a key has left must equal its quota minus what was
+ * admitted, give or take the requests whose outcome the client could not see (no answer, or 503 after the
+ * decision API's timeout: such a decision may still have run, which can only over-count).
+ *
+ * <p>Run: {@code mvn verify} (failsafe, after package built the jar), or by hand
+ * {@code mvn -Dgridlimit.buildSuffix=-x -pl micronaut-app -am verify -Dit.test=ClusterReliabilityIT -Dtest=none
+ * -Dsurefire.failIfNoSpecifiedTests=false} with {@code TESTCONTAINERS_RYUK_DISABLED=true},
+ * {@code TESTCONTAINERS_HOST_OVERRIDE=localhost} and {@code GRIDLIMIT_BASE_IMAGE} set as {@code .ci/run} sets them.
+ * Each scenario prints its figures (admitted versus limit, state before and after, time to recover).
+ */
+@ExtendWith(RequireDockerOnCi.class)
+@Testcontainers(disabledWithoutDocker = true)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterReliabilityIT {
+    static final long LIMIT = 400;
+    static final List<String> POLICIES = List.of("tb", "gcra", "fw", "swl", "swc");
+    static final List<String> KEYS = List.of("k0", "k1", "k2", "k3");
+    static final String POLICIES_YAML = """
+            gridlimit:
+              policies:
+                tb:   {algorithm: token-bucket, capacity: 400, refill-tokens: 1, refill-period: 365d}
+                gcra: {algorithm: gcra, capacity: 400, refill-tokens: 1, refill-period: 365d}
+                fw:   {algorithm: fixed-window, limit: 400, window: 365d}
+                swl:  {algorithm: sliding-window-log, limit: 400, window: 365d}
+                swc:  {algorithm: sliding-window-counter, limit: 400, window: 365d}
+            """;
+    /** Fast failure detection and split-brain merge checks, so a scenario fits in about a minute. */
+    static final String FAST_HAZELCAST = "-Dhazelcast.heartbeat.interval.seconds=1"
+            + " -Dhazelcast.max.no.heartbeat.seconds=6"
+            + " -Dhazelcast.merge.first.run.delay.seconds=5"
+            + " -Dhazelcast.merge.next.run.delay.seconds=3";
+
+    private final DecisionClient client = new DecisionClient();
+
+    private ServiceCluster threeMembers(List<String> aliases) {
+        ServiceCluster cluster = new ServiceCluster(POLICIES_YAML, aliases, FAST_HAZELCAST);
+        for (String alias : List.of("m1", "m2", "m3")) {
+            cluster.start(alias);
+        }
+        return cluster;
+    }
+
+    /** A scenario's body, run against its own cluster. */
+    interface Scenario {
+        void run(ServiceCluster cluster) throws Exception;
+    }
+
+    /** Starts three members, runs {@code body}, prints the members' last log lines if it fails, stops the cluster. */
+    private void scenario(List<String> aliases, Scenario body) throws Exception {
+        try (ServiceCluster cluster = threeMembers(aliases)) {
+            try {
+                body.run(cluster);
+            } catch (Exception | AssertionError e) {
+                System.out.println("scenario failed: " + e + "; members: " + cluster.describe());
+                cluster.dumpLogs();
+                throw e;
+            }
+        }
+    }
+
+    private LoadDriver load(ServiceCluster cluster) {
+        return new LoadDriver(client, () -> List.copyOf(cluster.members), POLICIES, KEYS, 3, 60_000, 240_000)
+                .start();
+    }
+
+    /**
+     * Checks every key after the load stopped and the cluster settled: admitted cost never exceeds the quota, and
+     * what the key has left is its quota minus what was admitted, minus at most what had an unknown outcome.
+     * Prints one row per key.
+     */
+    private void verifyNoCapacityCameBack(String scenario, ServiceCluster cluster, LoadDriver load) {
+        ServiceCluster.Member probe = cluster.members.get(0);
+        System.out.printf("%n[%s] policy/key: admitted cost / limit, unknown cost, remaining after (expected range)%n",
+                scenario);
+        List<String> failures = new ArrayList<>();
+        for (String policy : POLICIES) {
+            for (String key : KEYS) {
+                LoadDriver.Tally t = load.tallies.get(policy + "/" + key);
+                long admitted = t.admittedCost.sum();
+                long unknown = t.unknownCost.sum();
+                long remaining = client.remaining(probe.baseUrl, policy, key, LIMIT);
+                long high = LIMIT - admitted;
+                long low = Math.max(0, LIMIT - admitted - unknown);
+                System.out.printf("[%s] %s/%s: %d / %d, unknown %d, remaining %d (expected %d..%d)%n", scenario,
+                        policy, key, admitted, LIMIT, unknown, remaining, low, high);
+                if (admitted > LIMIT) {
+                    failures.add(policy + "/" + key + " admitted " + admitted + " > " + LIMIT);
+                }
+                if (remaining > high || remaining < low) {
+                    failures.add(policy + "/" + key + " remaining " + remaining + " not in [" + low + ", " + high
+                            + "]");
+                }
+            }
+        }
+        System.out.printf("[%s] requests %d, statuses per member %s%n", scenario, load.requests.get(),
+                load.statusSummary());
+        assertThat(failures).as(scenario).isEmpty();
+    }
+
+    /** Every answer from a member that stayed up is a decision (200) or the decision API's 503. */
+    private static void assertOnlyDecisionsOrDocumentedFailures(LoadDriver load, List<String> membersThatStayedUp) {
+        for (String alias : membersThatStayedUp) {
+            Map<Integer, Long> s = load.statusSummary().getOrDefault(alias, Map.of());
+            assertThat(s.keySet()).as("statuses from " + alias).isSubsetOf(200, 503);
+        }
+    }
+
+    private static void awaitAllReady(ServiceCluster cluster, int size) {
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> cluster.members
+                .stream().allMatch(m -> cluster.ready(m) && cluster.membersSeenBy(m) == size));
+    }
+
+    @Test
+    @Order(1)
+    void killOneOfThreeUnderLoad() throws Exception {
+        scenario(List.of("m1", "m2", "m3"), cluster -> {
+            ServiceCluster.Member victim = cluster.members.get(2);
+            LoadDriver load = load(cluster);
+            load.awaitMoreRequests(1_500);
+            long killed = System.nanoTime();
+            cluster.kill(victim);
+            load.awaitMoreRequests(2_500);
+            load.close();
+            awaitAllReady(cluster, 2);
+            long undecided = load.lastUndecidedNanos.get();
+            System.out.printf("%n[kill] time to recover (kill to the last request without a decision): %d ms%n",
+                    Math.max(0, undecided - killed) / 1_000_000);
+            assertOnlyDecisionsOrDocumentedFailures(load, List.of("m1", "m2"));
+            verifyNoCapacityCameBack("kill", cluster, load);
+        });
+    }
+
+    @Test
+    @Order(2)
+    void rollingRestartUnderLoad() throws Exception {
+        scenario(List.of("m1", "m2", "m3"), cluster -> {
+            LoadDriver load = load(cluster);
+            load.awaitMoreRequests(500);
+            for (String alias : List.of("m1", "m2", "m3")) {
+                ServiceCluster.Member old = cluster.members.stream().filter(m -> m.alias.equals(alias)).findFirst()
+                        .orElseThrow();
+                long t0 = System.nanoTime();
+                cluster.stopGracefully(old);
+                cluster.start(alias);
+                awaitAllReady(cluster, 3);
+                System.out.printf("[rolling] %s restarted, cluster safe again after %d ms%n", alias,
+                        (System.nanoTime() - t0) / 1_000_000);
+                load.awaitMoreRequests(300);
+            }
+            load.close();
+            verifyNoCapacityCameBack("rolling", cluster, load);
+        });
+    }
+
+    @Test
+    @Order(3)
+    void fourthMemberJoinsUnderLoad() throws Exception {
+        scenario(List.of("m1", "m2", "m3", "m4"), cluster -> {
+            LoadDriver load = load(cluster);
+            load.awaitMoreRequests(1_000);
+            long t0 = System.nanoTime();
+            cluster.start("m4");
+            awaitAllReady(cluster, 4);
+            System.out.printf("%n[join] m4 joined, cluster safe after %d ms%n", (System.nanoTime() - t0) / 1_000_000);
+            load.awaitMoreRequests(1_500);
+            load.close();
+            assertOnlyDecisionsOrDocumentedFailures(load, List.of("m1", "m2", "m3", "m4"));
+            verifyNoCapacityCameBack("join", cluster, load);
+        });
+    }
+
+    /**
+     * Cuts m3 off, lets both sides decide (the majority first, then m3), heals, and checks that every key holds
+     * the conservative merge: for bucket, GCRA and window counts the side with less left; for the log the union
+     * of both sides' entries (each request at its own instant), bounded by the limit.
+     */
+    @Test
+    @Order(4)
+    void splitBrainHealsIntoTheConservativeMerge() throws Exception {
+        scenario(List.of("m1", "m2", "m3"), cluster -> {
+            ServiceCluster.Member m1 = cluster.members.get(0);
+            ServiceCluster.Member m2 = cluster.members.get(1);
+            ServiceCluster.Member m3 = cluster.members.get(2);
+            // shared history
+            for (String policy : POLICIES) {
+                for (String key : KEYS) {
+                    for (int i = 0; i < 20; i++) {
+                        assertThat(client.check(cluster.members.get(i % 3).baseUrl, policy, key, 1).allowed())
+                                .isTrue();
+                    }
+                }
+            }
+            Map<String, Long> before = probeAll(m1);
+            long cut = System.nanoTime();
+            cluster.disconnect(m3);
+            await("sides {m1,m2} and {m3}").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1))
+                    .until(() -> {
+                        System.out.println("[split] " + cluster.describe());
+                        return cluster.membersSeenBy(m1) == 2 && cluster.membersSeenBy(m2) == 2
+                                && cluster.membersSeenBy(m3) == 1 && cluster.ready(m1) && cluster.ready(m2)
+                                && cluster.ready(m3);
+                    });
+            System.out.printf("%n[split] sides {m1,m2} and {m3} formed after %d ms%n",
+                    (System.nanoTime() - cut) / 1_000_000);
+            Map<String, Long> admittedA = new LinkedHashMap<>();
+            Map<String, Long> admittedB = new LinkedHashMap<>();
+            for (String policy : POLICIES) {
+                for (String key : KEYS) {
+                    admittedA.put(policy + "/" + key, spend(List.of(m1, m2), policy, key, 30 + 10 * KEYS.indexOf(key)));
+                }
+            }
+            for (String policy : POLICIES) {
+                for (String key : KEYS) {
+                    admittedB.put(policy + "/" + key, spend(List.of(m3), policy, key, 60 - 10 * KEYS.indexOf(key)));
+                }
+            }
+            Map<String, Long> sideA = probeAll(m1);
+            Map<String, Long> sideB = probeAll(m3);
+            Map<String, Long> expected = new LinkedHashMap<>();
+            for (String pk : before.keySet()) {
+                long merged = pk.startsWith("swl/")
+                        ? Math.max(0, before.get(pk) - admittedA.get(pk) - admittedB.get(pk))
+                        : Math.min(sideA.get(pk), sideB.get(pk));
+                expected.put(pk, merged);
+            }
+            long heal = System.nanoTime();
+            cluster.reconnect(m3);
+            await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() ->
+                    cluster.membersSeenBy(m1) == 3 && cluster.membersSeenBy(m3) == 3 && probeAll(m1).equals(expected));
+            System.out.printf("[split] healed and merged after %d ms%n", (System.nanoTime() - heal) / 1_000_000);
+            awaitAllReady(cluster, 3);
+            Map<String, Long> after = probeAll(m3);
+            System.out.println("[split] policy/key: before split, admitted on {m1,m2} / on {m3}, left on {m1,m2} / on"
+                    + " {m3}, after heal (expected)");
+            for (String pk : before.keySet()) {
+                System.out.printf("[split] %s: %d, %d / %d, %d / %d, %d (%d)%n", pk, before.get(pk),
+                        admittedA.get(pk), admittedB.get(pk), sideA.get(pk), sideB.get(pk), after.get(pk),
+                        expected.get(pk));
+            }
+            assertThat(after).isEqualTo(expected);
+            assertThat(probeAll(m2)).isEqualTo(expected);
+        });
+    }
+
+    /** Sends {@code n} requests of cost 1 round-robin to {@code members}; every one must get a decision. */
+    private long spend(List<ServiceCluster.Member> members, String policy, String key, int n) {
+        long admitted = 0;
+        for (int i = 0; i < n; i++) {
+            DecisionClient.Answer a = client.check(members.get(i % members.size()).baseUrl, policy, key, 1);
+            assertThat(a.status()).as(policy + "/" + key + " on " + members).isEqualTo(200);
+            admitted += a.allowed() ? 1 : 0;
+        }
+        return admitted;
+    }
+
+    private Map<String, Long> probeAll(ServiceCluster.Member m) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (String policy : POLICIES) {
+            for (String key : KEYS) {
+                out.put(policy + "/" + key, client.remaining(m.baseUrl, policy, key, LIMIT));
+            }
+        }
+        return out;
+    }
+}
