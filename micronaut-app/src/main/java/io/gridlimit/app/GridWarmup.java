@@ -1,12 +1,11 @@
 package io.gridlimit.app;
 
-import com.hazelcast.core.HazelcastInstance;
 import io.gridlimit.api.Band;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.grid.GridLimitHazelcast;
+import io.gridlimit.grid.HazelcastRateLimiter;
 import io.gridlimit.micronaut.PolicyRegistry;
-import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.event.StartupEvent;
 import io.micronaut.runtime.event.annotation.EventListener;
@@ -30,9 +29,13 @@ import java.util.concurrent.TimeUnit;
  * policy's state is touched. It waits at most {@value #MAX_WAIT_SECONDS} s on the main thread (never on the event
  * loop); failures are logged and ignored: readiness, not warm-up, tells whether the grid works.
  *
- * <p>Off with {@code gridlimit.warmup.enabled: false}.
+ * <p>It runs only in the service ({@code gridlimit.service.enabled: true}, set by the service's
+ * {@code application.yml}) and only when the application's limiter is the {@link HazelcastRateLimiter}: a replaced
+ * limiter (tests) is never called, and no Hazelcast instance is ever created here. Off with
+ * {@code gridlimit.warmup.enabled: false}.
  */
 @Singleton
+@Requires(property = Application.SERVICE_PROPERTY, value = "true")
 @Requires(property = "gridlimit.warmup.enabled", notEquals = "false")
 public class GridWarmup {
     /** Name of the throwaway policy (and so of its map, {@code gridlimit.gridlimit-warmup}). */
@@ -44,19 +47,16 @@ public class GridWarmup {
 
     private final RateLimiter rateLimiter;
     private final PolicyRegistry policies;
-    private final BeanProvider<HazelcastInstance> hazelcast;
 
     /**
      * Creates the warm-up.
      *
      * @param rateLimiter the application's limiter
      * @param policies the configured policies
-     * @param hazelcast the Hazelcast instance, to destroy the warm-up map afterwards
      */
-    public GridWarmup(RateLimiter rateLimiter, PolicyRegistry policies, BeanProvider<HazelcastInstance> hazelcast) {
+    public GridWarmup(RateLimiter rateLimiter, PolicyRegistry policies) {
         this.rateLimiter = rateLimiter;
         this.policies = policies;
-        this.hazelcast = hazelcast;
     }
 
     /**
@@ -66,11 +66,15 @@ public class GridWarmup {
      */
     @EventListener
     public void onStartup(StartupEvent event) {
+        if (!(rateLimiter instanceof HazelcastRateLimiter grid)) {
+            LOG.debug("no grid warm-up: the rate limiter is a {}", rateLimiter.getClass().getName());
+            return;
+        }
         long startNanos = System.nanoTime();
         List<CompletableFuture<?>> decisions = new ArrayList<>();
         for (Policy policy : policies.all()) {
             try {
-                decisions.add(rateLimiter.tryAcquireAsync(standIn(policy), "warmup:" + policy.name(), 1)
+                decisions.add(grid.tryAcquireAsync(standIn(policy), "warmup:" + policy.name(), 1)
                         .toCompletableFuture());
             } catch (RuntimeException e) {
                 decisions.add(CompletableFuture.failedFuture(e));
@@ -87,7 +91,7 @@ public class GridWarmup {
             LOG.warn("grid warm-up did not complete ({}); continuing", e.getClass().getSimpleName());
         }
         try {
-            hazelcast.find(null).ifPresent(h -> h.getMap(GridLimitHazelcast.mapName(WARMUP_POLICY)).destroy());
+            grid.instance().getMap(GridLimitHazelcast.mapName(WARMUP_POLICY)).destroy();
         } catch (RuntimeException e) {
             LOG.debug("could not destroy the warm-up map", e);
         }

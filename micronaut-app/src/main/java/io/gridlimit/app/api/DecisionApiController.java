@@ -10,6 +10,8 @@ import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
+import io.gridlimit.app.Application;
+import io.micronaut.context.annotation.Requires;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Error;
@@ -69,6 +71,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Every decision goes through {@link RateLimiter#tryAcquireAsync}: the handlers return futures and never block
  * the Netty event loop (guide invariant 6).
  */
+@Requires(property = Application.SERVICE_PROPERTY, value = "true")
 @Controller(value = "/v1/ratelimit", port = "${gridlimit.decision-api.port:-1}")
 public class DecisionApiController {
     /** The most checks one batch may hold; a larger batch answers 400. */

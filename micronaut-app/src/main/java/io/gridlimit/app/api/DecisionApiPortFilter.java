@@ -1,5 +1,6 @@
 package io.gridlimit.app.api;
 
+import io.gridlimit.app.Application;
 import io.micronaut.context.annotation.Property;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
@@ -27,6 +28,7 @@ import io.micronaut.http.filter.ServerFilterPhase;
  * <p>The port compared is the local port the connection was accepted on ({@link HttpRequest#getServerAddress()}),
  * not the {@code Host} header, which the caller controls.
  */
+@Requires(property = Application.SERVICE_PROPERTY, value = "true")
 @ServerFilter("/v1/ratelimit/**")
 @Requires(property = "gridlimit.decision-api.port")
 public class DecisionApiPortFilter {
