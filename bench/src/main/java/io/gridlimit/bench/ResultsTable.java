@@ -25,6 +25,7 @@ import java.util.Map;
 public final class ResultsTable {
     static final String FLOOR = "GridFloorBenchmark.executeOnKey";
     static final String PEER = "Bucket4jBenchmark.tryConsume";
+    static final String REDIS = "RedisBenchmark.luaSlidingWindow";
 
     private ResultsTable() {
     }
@@ -59,8 +60,8 @@ public final class ResultsTable {
             if (line.startsWith("# Benchmark: ")) {
                 benchmark = shortName(line.substring("# Benchmark: ".length()).trim());
                 algorithm = "";
-            } else if (line.startsWith("# Parameters: (algorithm = ")) {
-                algorithm = line.substring("# Parameters: (algorithm = ".length(), line.length() - 1).trim();
+            } else if (line.startsWith("# Parameters: (")) {
+                algorithm = paramLabel(line.substring("# Parameters: (".length(), line.length() - 1));
             } else if (benchmark != null && line.startsWith("Iteration ")) {
                 int colon = line.indexOf(':');
                 String[] words = line.substring(colon + 1).trim().split("\\s+");
@@ -96,7 +97,12 @@ public final class ResultsTable {
         int score = column(header, "Score");
         int error = column(header, "Score Error (99.9%)");
         int unit = column(header, "Unit");
-        int param = header.indexOf("Param: algorithm");
+        List<Integer> params = new ArrayList<>();
+        for (int i = 0; i < header.size(); i++) {
+            if (header.get(i).startsWith("Param: ")) {
+                params.add(i);
+            }
+        }
         List<List<String>> rows = new ArrayList<>();
         Map<String, Double> byName = new HashMap<>();
         for (String line : csvLines.subList(1, csvLines.size())) {
@@ -105,19 +111,20 @@ public final class ResultsTable {
             }
             List<String> row = parse(line);
             rows.add(row);
-            byName.put(shortName(row.get(name)), Double.parseDouble(row.get(score)));
+            byName.putIfAbsent(shortName(row.get(name)), Double.parseDouble(row.get(score)));
         }
         Double floor = byName.get(FLOOR);
         Double peer = byName.get(PEER);
+        Double redis = byName.get(REDIS);
         StringBuilder out = new StringBuilder();
-        out.append("| benchmark | algorithm | threads | score | ± 99.9% | iterations min – max | unit "
-                + "| × no-op floor (sync) | × Bucket4j (sync) |\n");
-        out.append("|---|---|---:|---:|---:|---:|---|---:|---:|\n");
+        out.append("| benchmark | parameters | threads | score | ± 99.9% | iterations min – max | unit "
+                + "| × no-op floor (sync) | × Bucket4j (sync) | × Redis Lua |\n");
+        out.append("|---|---|---:|---:|---:|---:|---|---:|---:|---:|\n");
         for (List<String> row : rows) {
             String benchmark = shortName(row.get(name));
             double value = Double.parseDouble(row.get(score));
             boolean grid = !benchmark.startsWith("AlgorithmBenchmark");
-            String algorithm = param >= 0 && param < row.size() && !row.get(param).isEmpty() ? row.get(param) : "";
+            String algorithm = label(header, row, params);
             out.append("| ").append(benchmark)
                     .append(" | ").append(algorithm)
                     .append(" | ").append(row.get(threads))
@@ -127,9 +134,39 @@ public final class ResultsTable {
                     .append(" | ").append(row.get(unit))
                     .append(" | ").append(grid ? ratio(value, floor) : "—")
                     .append(" | ").append(grid ? ratio(value, peer) : "—")
+                    .append(" | ").append(grid ? ratio(value, redis) : "—")
                     .append(" |\n");
         }
         return out.toString();
+    }
+
+    /** The parameters of a CSV row: the algorithm's value alone, other parameters as {@code name=value}. */
+    static String label(List<String> header, List<String> row, List<Integer> params) {
+        StringBuilder b = new StringBuilder();
+        for (int i : params) {
+            if (i >= row.size() || row.get(i).isEmpty()) {
+                continue;
+            }
+            String paramName = header.get(i).substring("Param: ".length());
+            b.append(b.length() == 0 ? "" : ", ")
+                    .append("algorithm".equals(paramName) ? "" : paramName + "=").append(row.get(i));
+        }
+        return b.toString();
+    }
+
+    /** The same label from JMH's log line {@code (a = x, b = y)} (inner text). */
+    static String paramLabel(String inner) {
+        StringBuilder b = new StringBuilder();
+        for (String pair : inner.split(",")) {
+            String[] kv = pair.split("=", 2);
+            if (kv.length != 2) {
+                continue;
+            }
+            String paramName = kv[0].trim();
+            b.append(b.length() == 0 ? "" : ", ")
+                    .append("algorithm".equals(paramName) ? "" : paramName + "=").append(kv[1].trim());
+        }
+        return b.toString();
     }
 
     private static String shortName(String fullName) {
