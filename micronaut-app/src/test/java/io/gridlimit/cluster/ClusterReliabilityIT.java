@@ -37,6 +37,7 @@ import org.testcontainers.junit.jupiter.Testcontainers;
 class ClusterReliabilityIT {
     static final long LIMIT = 400;
     static final List<String> POLICIES = List.of("tb", "gcra", "fw", "swl", "swc");
+    /** The keys of the split-brain scenario. */
     static final List<String> KEYS = List.of("k0", "k1", "k2", "k3");
     static final String POLICIES_YAML = """
             gridlimit:
@@ -81,9 +82,18 @@ class ClusterReliabilityIT {
         }
     }
 
-    private LoadDriver load(ServiceCluster cluster) {
-        return new LoadDriver(client, () -> List.copyOf(cluster.members), POLICIES, KEYS, 3, 60_000, 240_000)
+    private LoadDriver load(ServiceCluster cluster, List<String> keys) {
+        return new LoadDriver(client, () -> List.copyOf(cluster.members), POLICIES, keys, LIMIT, 3, 60_000, 240_000)
                 .start();
+    }
+
+    /** {@code n} keys {@code k0..k<n-1>}. */
+    private static List<String> keys(int n) {
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            keys.add("k" + i);
+        }
+        return keys;
     }
 
     /**
@@ -91,13 +101,14 @@ class ClusterReliabilityIT {
      * what the key has left is its quota minus what was admitted, minus at most what had an unknown outcome.
      * Prints one row per key.
      */
-    private void verifyNoCapacityCameBack(String scenario, ServiceCluster cluster, LoadDriver load) {
+    private void verifyNoCapacityCameBack(String scenario, ServiceCluster cluster, LoadDriver load,
+                                          List<String> keys) {
         ServiceCluster.Member probe = cluster.members.get(0);
         System.out.printf("%n[%s] policy/key: admitted cost / limit, unknown cost, remaining after (expected range)%n",
                 scenario);
         List<String> failures = new ArrayList<>();
         for (String policy : POLICIES) {
-            for (String key : KEYS) {
+            for (String key : keys) {
                 LoadDriver.Tally t = load.tallies.get(policy + "/" + key);
                 long admitted = t.admittedCost.sum();
                 long unknown = t.unknownCost.sum();
@@ -138,7 +149,7 @@ class ClusterReliabilityIT {
     void killOneOfThreeUnderLoad() throws Exception {
         scenario(List.of("m1", "m2", "m3"), cluster -> {
             ServiceCluster.Member victim = cluster.members.get(2);
-            LoadDriver load = load(cluster);
+            LoadDriver load = load(cluster, keys(4));
             load.awaitMoreRequests(1_500);
             long killed = System.nanoTime();
             cluster.kill(victim);
@@ -149,7 +160,7 @@ class ClusterReliabilityIT {
             System.out.printf("%n[kill] time to recover (kill to the last request without a decision): %d ms%n",
                     Math.max(0, undecided - killed) / 1_000_000);
             assertOnlyDecisionsOrDocumentedFailures(load, List.of("m1", "m2"));
-            verifyNoCapacityCameBack("kill", cluster, load);
+            verifyNoCapacityCameBack("kill", cluster, load, keys(4));
         });
     }
 
@@ -157,7 +168,7 @@ class ClusterReliabilityIT {
     @Order(2)
     void rollingRestartUnderLoad() throws Exception {
         scenario(List.of("m1", "m2", "m3"), cluster -> {
-            LoadDriver load = load(cluster);
+            LoadDriver load = load(cluster, keys(16));
             load.awaitMoreRequests(500);
             for (String alias : List.of("m1", "m2", "m3")) {
                 ServiceCluster.Member old = cluster.members.stream().filter(m -> m.alias.equals(alias)).findFirst()
@@ -171,7 +182,7 @@ class ClusterReliabilityIT {
                 load.awaitMoreRequests(300);
             }
             load.close();
-            verifyNoCapacityCameBack("rolling", cluster, load);
+            verifyNoCapacityCameBack("rolling", cluster, load, keys(16));
         });
     }
 
@@ -179,7 +190,7 @@ class ClusterReliabilityIT {
     @Order(3)
     void fourthMemberJoinsUnderLoad() throws Exception {
         scenario(List.of("m1", "m2", "m3", "m4"), cluster -> {
-            LoadDriver load = load(cluster);
+            LoadDriver load = load(cluster, keys(8));
             load.awaitMoreRequests(1_000);
             long t0 = System.nanoTime();
             cluster.start("m4");
@@ -188,7 +199,7 @@ class ClusterReliabilityIT {
             load.awaitMoreRequests(1_500);
             load.close();
             assertOnlyDecisionsOrDocumentedFailures(load, List.of("m1", "m2", "m3", "m4"));
-            verifyNoCapacityCameBack("join", cluster, load);
+            verifyNoCapacityCameBack("join", cluster, load, keys(8));
         });
     }
 

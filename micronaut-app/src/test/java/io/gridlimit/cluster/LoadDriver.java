@@ -13,14 +13,23 @@ import java.util.function.Supplier;
 /**
  * Drives decisions against the live members, bounded in count and time (it stops by itself), and tallies per
  * policy and key what was admitted and what has an unknown outcome (no answer, or 503: the grid may or may not
- * have decided). Threads pick a random policy, key, cost 1 to 3 and live member per request.
+ * have decided). Threads pick a random policy, key, cost 1 to 3 and live member per request. Each key has a budget
+ * of cost to send: keys at even positions get {@code 1.5 × limit} (they run out: denials, and the admitted total
+ * must stop at the limit), the others {@code 0.75 × limit} (they never run out, so what they have left afterwards is
+ * a sharp check). The driver ends when every budget is spent, or at its request or time bound.
  */
 final class LoadDriver implements AutoCloseable {
     /** Per policy/key: admitted cost, and the cost of requests whose outcome is unknown. */
     static final class Tally {
+        /** Cost this driver may still send for the key (claimed before each request). */
+        final AtomicLong budget;
         final LongAdder admittedCost = new LongAdder();
         final LongAdder deniedCount = new LongAdder();
         final LongAdder unknownCost = new LongAdder();
+
+        Tally(long budget) {
+            this.budget = new AtomicLong(budget);
+        }
     }
 
     private final DecisionClient client;
@@ -39,7 +48,7 @@ final class LoadDriver implements AutoCloseable {
     final AtomicLong lastUndecidedNanos = new AtomicLong();
 
     LoadDriver(DecisionClient client, Supplier<List<ServiceCluster.Member>> targets, List<String> policies,
-               List<String> keys, int threadCount, long maxRequests, long maxMillis) {
+               List<String> keys, long limit, int threadCount, long maxRequests, long maxMillis) {
         this.client = client;
         this.targets = targets;
         this.policies = policies;
@@ -47,8 +56,8 @@ final class LoadDriver implements AutoCloseable {
         this.maxRequests = maxRequests;
         this.deadlineNanos = System.nanoTime() + maxMillis * 1_000_000L;
         for (String p : policies) {
-            for (String k : keys) {
-                tallies.put(p + "/" + k, new Tally());
+            for (int i = 0; i < keys.size(); i++) {
+                tallies.put(p + "/" + keys.get(i), new Tally(i % 2 == 0 ? limit * 3 / 2 : limit * 3 / 4));
             }
         }
         for (int i = 0; i < threadCount; i++) {
@@ -71,13 +80,29 @@ final class LoadDriver implements AutoCloseable {
                 continue;
             }
             ServiceCluster.Member m = live.get(random.nextInt(live.size()));
-            String policy = policies.get(random.nextInt(policies.size()));
-            String key = keys.get(random.nextInt(keys.size()));
             long cost = 1 + random.nextInt(3);
+            int pairs = policies.size() * keys.size();
+            int start = random.nextInt(pairs);
+            String policy = null;
+            String key = null;
+            Tally t = null;
+            for (int i = 0; i < pairs && t == null; i++) {
+                int pair = (start + i) % pairs;
+                Tally candidate = tallies.get(policies.get(pair / keys.size()) + "/" + keys.get(pair % keys.size()));
+                if (candidate.budget.addAndGet(-cost) >= 0) {
+                    policy = policies.get(pair / keys.size());
+                    key = keys.get(pair % keys.size());
+                    t = candidate;
+                } else {
+                    candidate.budget.addAndGet(cost);
+                }
+            }
+            if (t == null) {
+                return; // every budget is spent
+            }
             DecisionClient.Answer a = client.check(m.baseUrl, policy, key, cost);
             statuses.computeIfAbsent(m.alias, x -> new ConcurrentHashMap<>())
                     .computeIfAbsent(a.status(), x -> new LongAdder()).increment();
-            Tally t = tallies.get(policy + "/" + key);
             if (!a.decided()) {
                 t.unknownCost.add(cost);
                 lastUndecidedNanos.set(System.nanoTime());
