@@ -4,6 +4,7 @@ import io.gridlimit.app.Application;
 import io.micronaut.context.annotation.Property;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
+import io.micronaut.core.order.Ordered;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
@@ -31,7 +32,7 @@ import io.micronaut.http.filter.ServerFilterPhase;
 @Requires(property = Application.SERVICE_PROPERTY, value = "true")
 @ServerFilter("/v1/ratelimit/**")
 @Requires(property = "gridlimit.decision-api.port")
-public class DecisionApiPortFilter {
+public class DecisionApiPortFilter implements Ordered {
     private final int port;
 
     /**
@@ -67,6 +68,7 @@ public class DecisionApiPortFilter {
      *
      * @return the filter order
      */
+    @Override
     public int getOrder() {
         return ServerFilterPhase.FIRST.order();
     }

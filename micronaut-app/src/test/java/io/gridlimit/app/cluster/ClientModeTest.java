@@ -6,6 +6,7 @@ import com.hazelcast.core.HazelcastInstance;
 import io.gridlimit.app.GridWarmup;
 import io.gridlimit.app.support.FreePorts;
 import io.gridlimit.app.support.Http;
+import io.gridlimit.app.support.ServiceProperties;
 import io.gridlimit.grid.GridLimitHazelcast;
 import io.gridlimit.time.ManualTimeSource;
 import io.gridlimit.app.support.SharedClock;
@@ -45,7 +46,7 @@ class ClientModeTest {
         try {
             Map<String, Object> p = new HashMap<>();
             p.put("micronaut.server.port", -1);
-            p.put("gridlimit.grid-timeout", "5s");
+            p.putAll(ServiceProperties.SLOW_MACHINE_TIMEOUTS);
             p.put("gridlimit.hazelcast.mode", "client");
             p.put("gridlimit.hazelcast.cluster-name", cluster);
             p.put("gridlimit.hazelcast.members", List.of("127.0.0.1:" + memberPort));

@@ -33,8 +33,6 @@ class TwoInstancesTest {
         int portB = FreePorts.next();
         Map<String, Object> a = ServiceProperties.member("svc-pair-" + id, id, portA, portA, portB);
         Map<String, Object> b = ServiceProperties.member("svc-pair-" + id, id, portB, portA, portB);
-        a.put("gridlimit.grid-timeout", "5s");
-        b.put("gridlimit.grid-timeout", "5s");
         try (EmbeddedServer serverA = ApplicationContext.run(EmbeddedServer.class, a);
              EmbeddedServer serverB = ApplicationContext.run(EmbeddedServer.class, b);
              HttpClient httpA = HttpClient.create(serverA.getURL());

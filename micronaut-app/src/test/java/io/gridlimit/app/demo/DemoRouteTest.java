@@ -23,8 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The service out of the box: its own {@code application.yml} (demo policy of 5 per 10 s per client IP on
  * {@code GET /demo/hello}), a manual clock frozen for the burst, one client. Exact headers and problem body.
  *
- * <p>{@code gridlimit.grid-timeout} is raised to 5 s here so that a cold first decision on a busy test machine is
- * not taken for a grid failure (which, under {@code failure-mode: open}, would admit it without headers).
+ * <p>{@code gridlimit.grid-timeout} is raised here ({@link ServiceProperties#SLOW_MACHINE_TIMEOUTS}) so that a slow
+ * decision on a busy test machine is not taken for a grid failure (which, under {@code failure-mode: open}, would
+ * admit it without headers).
  */
 @MicronautTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -38,7 +39,6 @@ class DemoRouteTest implements TestPropertyProvider {
         Map<String, String> p = new HashMap<>();
         ServiceProperties.standalone().forEach((k, v) -> p.put(k, String.valueOf(v).replace("[", "")
                 .replace("]", "")));
-        p.put("gridlimit.grid-timeout", "5s");
         return p;
     }
 

@@ -7,9 +7,18 @@ import java.util.UUID;
 
 /**
  * Properties that start the service (its own {@code application.yml}) in a test: random HTTP port, an embedded
- * Hazelcast member on a free port of 127.0.0.1 in a cluster of its own, a shared manual clock.
+ * Hazelcast member on a free port of 127.0.0.1 in a cluster of its own, a shared manual clock, generous timeouts.
  */
 public final class ServiceProperties {
+    /**
+     * Generous grid timeouts for tests: a loaded build machine can take longer than the defaults (100 ms for the
+     * filter, 1 s for the decision API) to answer a cold decision, which the filter would take for a grid failure
+     * (admitting without headers) and the API would answer with 503. Tests of those failure paths set their own.
+     */
+    public static final Map<String, Object> SLOW_MACHINE_TIMEOUTS = Map.of(
+            "gridlimit.grid-timeout", "30s",
+            "gridlimit.decision-api.timeout", "30s");
+
     private ServiceProperties() {
     }
 
@@ -34,6 +43,7 @@ public final class ServiceProperties {
             members.add("127.0.0.1:" + port);
         }
         p.put("gridlimit.hazelcast.members", members);
+        p.putAll(SLOW_MACHINE_TIMEOUTS);
         return p;
     }
 
