@@ -55,7 +55,7 @@ class DashboardCheckTest {
                         + " [policy])");
         assertThat(DashboardCheck.problems(dashboard("gridlimit_decisions_total{outcome=~\"denied|rejected\"}"),
                 SCRAPE)).containsExactly("panel 'P' target A: gridlimit_decisions_total{outcome} never takes the"
-                + " value 'rejected' (it takes [allowed, denied, error, fallback, shadow_denied])");
+                + " value 'rejected' (it takes [allowed, denied, fallback, shadow_denied])");
         assertThat(DashboardCheck.problems(dashboard("gridlimit_active_keys{policy=\"nope\"}"), SCRAPE))
                 .containsExactly("panel 'P' target A: gridlimit_active_keys{policy} never takes the value 'nope'"
                         + " (it takes [demo])");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.hazelcast.config.Config;
 import com.hazelcast.core.HazelcastInstance;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.gridlimit.micronaut.metrics.GridStatusMetrics;
 import io.gridlimit.time.ManualTimeSource;
 import io.gridlimit.time.TimeSource;
 import io.micronaut.context.ApplicationContext;
@@ -60,6 +61,9 @@ class MonitoredServiceTest {
     private static final String OVERLAY = "overlays/management-center";
     private static final String CLIENT_PREFIX = "203.0.113.";
     private static final int CLIENTS = 11;
+    /** Families that describe the member, not a policy: no {@code policy} label. */
+    private static final Set<String> MEMBER_LEVEL_FAMILIES = Set.of("gridlimit_state_lost", "gridlimit_grid_members",
+            "gridlimit_grid_member_safe", "gridlimit_grid_cluster_safe");
 
     private ApplicationContext context;
     private HttpClient http;
@@ -82,14 +86,19 @@ class MonitoredServiceTest {
         assertThat(context.getBean(TimeSource.class)).as("decisions read the frozen clock")
                 .isInstanceOf(ManualTimeSource.class);
 
+        // the member and safety gauges are refreshed off the scrape on a timer: read them now for exact values
+        GridStatusMetrics gridStatus = context.getBean(GridStatusMetrics.class);
         helloFromClients(1, 1);
+        gridStatus.refresh();
         afterOneClient = scrape();
         helloFromClients(2, CLIENTS);
+        gridStatus.refresh();
         afterAllClients = scrape();
         demoMapMBean = awaitMapMBean(member, "gridlimit.demo", CLIENTS);
 
         member.getLifecycleService().terminate();
         statuses.add(hello(CLIENT_PREFIX + (CLIENTS + 1)).statusCode());
+        gridStatus.refresh();
         afterGridLoss = scrape();
     }
 
@@ -119,7 +128,9 @@ class MonitoredServiceTest {
         // The panels the issue asks for, in the names the service exports today.
         assertThat(DashboardCheck.queriedMetrics(dashboard)).contains("gridlimit_decisions_total",
                 "gridlimit_decision_latency_seconds_sum", "gridlimit_decision_latency_seconds_count",
-                "gridlimit_decision_latency_seconds_max", "gridlimit_grid_errors_total", "gridlimit_active_keys");
+                "gridlimit_decision_latency_seconds_max", "gridlimit_grid_errors_total", "gridlimit_active_keys",
+                "gridlimit_decision_latency_seconds_bucket", "gridlimit_state_lost_total", "gridlimit_grid_members",
+                "gridlimit_grid_member_safe", "gridlimit_grid_cluster_safe");
     }
 
     @Test
@@ -129,6 +140,22 @@ class MonitoredServiceTest {
         assertThat(value(afterOneClient, "gridlimit_decisions_total", "policy", "demo", "outcome", "denied"))
                 .isEqualTo(1.0);
         assertThat(value(afterOneClient, "gridlimit_active_keys", "policy", "demo")).isEqualTo(1.0);
+        assertThat(value(afterOneClient, "gridlimit_decisions_total", "policy", "demo", "outcome", "allowed",
+                "mode", "grid")).isEqualTo(5.0);
+        // the latency histogram: every decision lands in the +Inf bucket, buckets from 100 us up to 1 s
+        assertThat(value(afterOneClient, "gridlimit_decision_latency_seconds_bucket", "policy", "demo", "le",
+                "+Inf")).isEqualTo(6.0);
+        Set<Double> bounds = afterOneClient.samples("gridlimit_decision_latency_seconds_bucket").stream()
+                .filter(b -> "demo".equals(b.labels().get("policy")) && !"+Inf".equals(b.labels().get("le")))
+                .map(b -> Double.parseDouble(b.labels().get("le"))).collect(Collectors.toCollection(TreeSet::new));
+        assertThat(bounds).isNotEmpty().allMatch(le -> le >= 0.0001 && le <= 1.0);
+        assertThat(bounds).hasSizeGreaterThan(10);
+        // grid status of the single member, and no state lost
+        assertThat(value(afterOneClient, "gridlimit_grid_members")).isEqualTo(1.0);
+        assertThat(value(afterOneClient, "gridlimit_grid_member_safe")).isEqualTo(1.0);
+        assertThat(value(afterOneClient, "gridlimit_grid_cluster_safe")).isEqualTo(1.0);
+        assertThat(value(afterOneClient, "gridlimit_state_lost_total", "reason", "evicted")).isEqualTo(0.0);
+        assertThat(value(afterOneClient, "gridlimit_state_lost_total", "reason", "partition_lost")).isEqualTo(0.0);
 
         assertThat(value(afterAllClients, "gridlimit_decisions_total", "policy", "demo", "outcome", "allowed"))
                 .isEqualTo(5.0 * CLIENTS);
@@ -145,6 +172,12 @@ class MonitoredServiceTest {
 
         assertThat(value(afterGridLoss, "gridlimit_decisions_total", "policy", "demo", "outcome", "fallback"))
                 .isEqualTo(1.0);
+        assertThat(value(afterGridLoss, "gridlimit_decisions_total", "policy", "demo", "outcome", "fallback",
+                "mode", "open")).isEqualTo(1.0);
+        // the member is gone: no members, not safe (the refresh ran after the termination)
+        assertThat(value(afterGridLoss, "gridlimit_grid_members")).isEqualTo(0.0);
+        assertThat(value(afterGridLoss, "gridlimit_grid_member_safe")).isEqualTo(0.0);
+        assertThat(value(afterGridLoss, "gridlimit_grid_cluster_safe")).isEqualTo(0.0);
         assertThat(value(afterGridLoss, "gridlimit_grid_errors_total", "policy", "demo", "reason", "failure"))
                 .isEqualTo(1.0);
         assertThat(value(afterGridLoss, "gridlimit_decision_latency_seconds_count", "policy", "demo"))
@@ -201,8 +234,11 @@ class MonitoredServiceTest {
                 assertThat(s.name()).as("a counter's sample").endsWith("_total");
             }
             assertThat(s.labels().keySet()).as("label names of %s", s.name())
-                    .allMatch(l -> l.matches("[a-z][a-z0-9_]*"))
-                    .contains("policy");
+                    .allMatch(l -> l.matches("[a-z][a-z0-9_]*"));
+            if (!MEMBER_LEVEL_FAMILIES.contains(family)
+                    && MEMBER_LEVEL_FAMILIES.stream().noneMatch(f -> s.name().equals(f + "_total"))) {
+                assertThat(s.labels().keySet()).as("label names of %s", s.name()).contains("policy");
+            }
         }
     }
 

@@ -220,7 +220,7 @@ public class RateLimitFilter implements Ordered {
         for (Result r : results) {
             String policy = r.check().rule().policy().name();
             if (r.failed()) {
-                metrics.decision(policy, config.failureMode() == FailureMode.OPEN ? Outcome.FALLBACK : Outcome.ERROR);
+                metrics.fallback(policy, config.failureMode());
             } else if (r.decision().allowed()) {
                 metrics.decision(policy, Outcome.ALLOWED);
             } else {

@@ -1,5 +1,6 @@
 package io.gridlimit.micronaut.metrics;
 
+import io.gridlimit.micronaut.config.FailureMode;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -7,6 +8,7 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micronaut.core.annotation.Nullable;
 import jakarta.inject.Singleton;
 
+import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -18,10 +20,15 @@ import java.util.concurrent.TimeUnit;
  *
  * <ul>
  *   <li>{@value #DECISIONS} (counter; tags {@code policy}, {@code outcome}: allowed, denied, shadow_denied,
- *       fallback, error)</li>
- *   <li>{@value #DECISION_LATENCY} (timer; tag {@code policy}): from asking the grid to its answer or timeout</li>
+ *       fallback; {@code mode}: {@code grid} for the grid's decisions, else the failure mode that answered instead:
+ *       {@code open}, {@code closed} or {@code local})</li>
+ *   <li>{@value #DECISION_LATENCY} (timer with a percentile histogram from 100 µs to 1 s, so
+ *       {@code histogram_quantile} over {@code _bucket} gives p99 per policy; tag {@code policy}): from asking the
+ *       grid to its answer or timeout</li>
  *   <li>{@value #GRID_ERRORS} (counter; tags {@code policy}, {@code reason}: timeout, failure)</li>
  *   <li>{@value #ACTIVE_KEYS} (gauge; tag {@code policy}): keys this member owns, see {@link ActiveKeysBinder}</li>
+ *   <li>{@value #STATE_LOST}, {@value #GRID_MEMBERS}, {@value #GRID_MEMBER_SAFE}, {@value #GRID_CLUSTER_SAFE}:
+ *       member-level meters without a policy tag, see {@link GridStatusMetrics}</li>
  * </ul>
  */
 @Singleton
@@ -34,6 +41,20 @@ public class GridLimitMetrics {
     public static final String GRID_ERRORS = "gridlimit.grid.errors";
     /** Keys of a policy held by this member. */
     public static final String ACTIVE_KEYS = "gridlimit.active.keys";
+    /** Limiter states this member lost (SPEC §8), by reason: evicted, partition_lost. */
+    public static final String STATE_LOST = "gridlimit.state.lost";
+    /** Members in the cluster as this instance sees it. */
+    public static final String GRID_MEMBERS = "gridlimit.grid.members";
+    /** 1 when this member's partitions all have their backups in sync, else 0. */
+    public static final String GRID_MEMBER_SAFE = "gridlimit.grid.member.safe";
+    /** 1 when the whole cluster is safe (no migration, every backup in sync), else 0. */
+    public static final String GRID_CLUSTER_SAFE = "gridlimit.grid.cluster.safe";
+    /** The {@code mode} tag value of decisions the grid gave. */
+    public static final String MODE_GRID = "grid";
+    /** Smallest bucket of the latency histogram: 100 µs. */
+    public static final Duration LATENCY_HISTOGRAM_MIN = Duration.ofNanos(100_000);
+    /** Largest bucket of the latency histogram: 1 s. */
+    public static final Duration LATENCY_HISTOGRAM_MAX = Duration.ofSeconds(1);
 
     /** The {@code outcome} tag values of {@value #DECISIONS}. */
     public enum Outcome {
@@ -43,10 +64,12 @@ public class GridLimitMetrics {
         DENIED,
         /** Would have been denied; the policy is in shadow mode, so admitted. */
         SHADOW_DENIED,
-        /** The grid failed or timed out and failure-mode open let the request through. */
-        FALLBACK,
-        /** The grid failed or timed out and failure-mode closed answered 503. */
-        ERROR;
+        /**
+         * The grid failed or timed out and the failure mode answered (tag {@code mode}: open let the request
+         * through, closed answered 503, local decided on this replica's approximation). Counted through
+         * {@link #fallback(String, FailureMode)}.
+         */
+        FALLBACK;
 
         /** @return the tag value, e.g. {@code shadow_denied} */
         public String tag() {
@@ -72,12 +95,34 @@ public class GridLimitMetrics {
      * Counts one decision.
      *
      * @param policy the policy name
-     * @param outcome what the request got
+     * @param outcome what the request got from the grid: allowed, denied or shadow_denied ({@code mode=grid})
+     * @throws IllegalArgumentException for {@link Outcome#FALLBACK}, which {@link #fallback} counts with its mode
      */
     public void decision(String policy, Outcome outcome) {
-        counters.computeIfAbsent(DECISIONS + '\0' + policy + '\0' + outcome.tag(), k -> Counter.builder(DECISIONS)
-                .description("Rate-limit decisions by policy and outcome")
-                .tag("policy", policy).tag("outcome", outcome.tag()).register(registry)).increment();
+        if (outcome == Outcome.FALLBACK) {
+            throw new IllegalArgumentException("outcome FALLBACK needs its failure mode: call fallback(policy, mode)");
+        }
+        count(policy, outcome.tag(), MODE_GRID);
+    }
+
+    /**
+     * Counts one request the failure mode answered because the grid failed or did not answer within
+     * {@code grid-timeout} (SPEC §5): {@value #DECISIONS} with {@code outcome=fallback} and {@code mode} the failure
+     * mode ({@code open}, {@code closed}, {@code local}).
+     *
+     * @param policy the policy name
+     * @param mode the failure mode that answered
+     */
+    public void fallback(String policy, FailureMode mode) {
+        count(policy, Outcome.FALLBACK.tag(), mode.name().toLowerCase(Locale.ROOT));
+    }
+
+    private void count(String policy, String outcome, String mode) {
+        counters.computeIfAbsent(DECISIONS + '\0' + policy + '\0' + outcome + '\0' + mode,
+                k -> Counter.builder(DECISIONS)
+                        .description("Rate-limit decisions by policy, outcome and mode (grid or the failure mode)")
+                        .tag("policy", policy).tag("outcome", outcome).tag("mode", mode).register(registry))
+                .increment();
     }
 
     /**
@@ -89,6 +134,9 @@ public class GridLimitMetrics {
     public void latency(String policy, long nanos) {
         timers.computeIfAbsent(policy, p -> Timer.builder(DECISION_LATENCY)
                 .description("Time from asking the grid to its answer or the timeout")
+                .publishPercentileHistogram()
+                .minimumExpectedValue(LATENCY_HISTOGRAM_MIN)
+                .maximumExpectedValue(LATENCY_HISTOGRAM_MAX)
                 .tag("policy", p).register(registry)).record(Math.max(0, nanos), TimeUnit.NANOSECONDS);
     }
 

@@ -65,8 +65,8 @@ class GridFailureTest {
             assertThat(get(client, "/health/liveness").code()).isEqualTo(200);
 
             MeterRegistry registry = server.getApplicationContext().getBean(MeterRegistry.class);
-            assertThat(count(registry, GridLimitMetrics.DECISIONS, "policy", "hello", "outcome", "fallback"))
-                    .isEqualTo(1.0);
+            assertThat(count(registry, GridLimitMetrics.DECISIONS, "policy", "hello", "outcome", "fallback",
+                    "mode", "open")).isEqualTo(1.0);
             assertThat(count(registry, GridLimitMetrics.GRID_ERRORS, "policy", "hello", "reason", "timeout"))
                     .isEqualTo(1.0);
             assertThat(server.getApplicationContext().getBean(FakeLimiters.BrokenGrid.class).calls()).isEqualTo(1);
@@ -91,8 +91,11 @@ class GridFailureTest {
             assertThat(get(client, "/health/liveness").code()).isEqualTo(200);
             assertThat(get(client, "/t/exempt/free").code()).isEqualTo(200);
             MeterRegistry registry = server.getApplicationContext().getBean(MeterRegistry.class);
-            assertThat(count(registry, GridLimitMetrics.DECISIONS, "policy", "hello", "outcome", "error"))
-                    .isEqualTo(1.0);
+            // every failure-mode answer is a fallback, tagged with the mode that answered
+            assertThat(count(registry, GridLimitMetrics.DECISIONS, "policy", "hello", "outcome", "fallback",
+                    "mode", "closed")).isEqualTo(1.0);
+            assertThat(count(registry, GridLimitMetrics.DECISIONS, "policy", "hello", "outcome", "fallback",
+                    "mode", "open")).isEqualTo(0.0);
         }
     }
 

@@ -155,7 +155,7 @@ class UserApplicationTest {
         HttpResponse<?> prometheus = send(HttpRequest.GET("/prometheus"));
         assertThat(prometheus.code()).isEqualTo(200);
         String text = prometheus.getBody(String.class).orElseThrow();
-        assertThat(text).contains("gridlimit_decisions_total{outcome=\"")
+        assertThat(text).contains("gridlimit_decisions_total{mode=\"grid\",outcome=\"")
                 .contains("policy=\"orders-read\"")
                 .containsPattern("gridlimit_active_keys\\{policy=\"orders-read\"\\} 1\\.0")
                 .contains("gridlimit_decision_latency_seconds_count{policy=\"orders-read\"}")
