@@ -5,5 +5,11 @@ public enum FailureMode {
     /** Let the request through without rate-limit headers (the default). */
     OPEN,
     /** Answer 503 with {@code Retry-After: 1} and a temporary-reduced-capacity problem. */
-    CLOSED
+    CLOSED,
+    /**
+     * Decide on this replica's local approximation: the same algorithms on an in-process map, each band's quota
+     * and refill rate divided by {@code gridlimit.local.expected-replicas} (issue 4 §3; see
+     * {@link io.gridlimit.micronaut.filter.LocalFallback}).
+     */
+    LOCAL
 }

@@ -30,6 +30,7 @@ public final class GridLimitConfig {
     private final Map<String, Policy> policies;
     private final Set<String> shadowPolicies;
     private final List<RouteRule> routes;
+    private final LocalFallbackSettings local;
 
     /**
      * Creates a configuration from checked parts.
@@ -47,6 +48,28 @@ public final class GridLimitConfig {
     public GridLimitConfig(HeaderMode headers, FailureMode failureMode, Duration gridTimeout, List<String> exempt,
                            ClientIpSettings clientIp, HazelcastSettings hazelcast, Map<String, Policy> policies,
                            Set<String> shadowPolicies, List<RouteRule> routes) {
+        this(headers, failureMode, gridTimeout, exempt, clientIp, hazelcast, policies, shadowPolicies, routes,
+                LocalFallbackSettings.DEFAULTS);
+    }
+
+    /**
+     * Creates a configuration from checked parts, with the settings of {@code failure-mode: local}.
+     *
+     * @param headers which rate-limit headers to write
+     * @param failureMode what a request gets when the grid does not answer in time
+     * @param gridTimeout how long a decision may take, > 0
+     * @param exempt Ant-style patterns of paths never limited
+     * @param clientIp client IP settings
+     * @param hazelcast grid settings
+     * @param policies policies by name, in declared order
+     * @param shadowPolicies names of the policies in shadow mode
+     * @param routes route rules in declared order
+     * @param local the {@code gridlimit.local} settings
+     */
+    public GridLimitConfig(HeaderMode headers, FailureMode failureMode, Duration gridTimeout, List<String> exempt,
+                           ClientIpSettings clientIp, HazelcastSettings hazelcast, Map<String, Policy> policies,
+                           Set<String> shadowPolicies, List<RouteRule> routes, LocalFallbackSettings local) {
+        this.local = java.util.Objects.requireNonNull(local, "local");
         this.headers = headers;
         this.failureMode = failureMode;
         this.gridTimeout = gridTimeout;
@@ -124,6 +147,11 @@ public final class GridLimitConfig {
      */
     public boolean isShadow(String name) {
         return shadowPolicies.contains(name);
+    }
+
+    /** @return the {@code gridlimit.local} settings (used by {@code failure-mode: local}) */
+    public LocalFallbackSettings local() {
+        return local;
     }
 
     /** @return the route rules in declared order */

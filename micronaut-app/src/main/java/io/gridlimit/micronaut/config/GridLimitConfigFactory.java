@@ -35,7 +35,8 @@ import java.util.Set;
  *
  * <p>Ranges (SPEC §1): capacity, refill tokens and limit in [1, 10^15] (a sliding-window-log limit in
  * [1, 100 000]); refill period and window in [1 ms, 365 days]; cost in [1, 10^15] and at most every band's quota;
- * grid timeout in [1 ms, 1 h]; ipv6-prefix in [1, 128]; port in [1, 65535].
+ * grid timeout in [1 ms, 1 h]; ipv6-prefix in [1, 128]; port in [1, 65535]; {@code local.max-keys} in
+ * [1, 100 000 000]; {@code local.expected-replicas} in [1, 10 000].
  */
 @Factory
 public class GridLimitConfigFactory {
@@ -77,6 +78,10 @@ public class GridLimitConfigFactory {
 
         ClientIpSettings clientIp = clientIp(v, properties.getClientIp());
         HazelcastSettings hazelcast = hazelcast(v, properties.getHazelcast());
+        Long maxKeys = v.integer(p + ".local.max-keys", properties.getLocal().getMaxKeys(), 1,
+                LocalFallbackSettings.MAX_MAX_KEYS, (long) LocalFallbackSettings.DEFAULT_MAX_KEYS);
+        Long replicas = v.integer(p + ".local.expected-replicas", properties.getLocal().getExpectedReplicas(), 1,
+                LocalFallbackSettings.MAX_EXPECTED_REPLICAS, (long) LocalFallbackSettings.DEFAULT_EXPECTED_REPLICAS);
 
         Map<String, Policy> byName = new LinkedHashMap<>();
         Set<String> shadow = new HashSet<>();
@@ -111,7 +116,7 @@ public class GridLimitConfigFactory {
         }
         v.throwIfAny();
         return new GridLimitConfig(headers, failureMode, gridTimeout, exempt, clientIp, hazelcast, byName, shadow,
-                rules);
+                rules, new LocalFallbackSettings(maxKeys.intValue(), replicas.intValue()));
     }
 
     private static @Nullable ClientIpSettings clientIp(ConfigValues v, GridLimitProperties.ClientIp raw) {

@@ -15,8 +15,9 @@ import java.util.List;
  * <pre>
  * gridlimit:
  *   headers: both            # ietf | legacy | both
- *   failure-mode: open       # open | closed
+ *   failure-mode: open       # open | closed | local
  *   grid-timeout: 100ms
+ *   local: {max-keys: 100000, expected-replicas: 3}   # failure-mode local only
  *   exempt: [/health/**, /prometheus]
  *   client-ip: {trusted-proxies: [], ipv6-prefix: 64}
  *   hazelcast: {mode: embedded, cluster-name: gridlimit, port: 5701, members: [127.0.0.1], config-file: }
@@ -33,6 +34,7 @@ public class GridLimitProperties {
     private List<String> exempt;
     private ClientIp clientIp = new ClientIp();
     private Hazelcast hazelcast = new Hazelcast();
+    private Local local = new Local();
 
     /** @return {@code gridlimit.headers} as written, or null when unset */
     public @Nullable String getHeaders() {
@@ -49,7 +51,7 @@ public class GridLimitProperties {
         return failureMode;
     }
 
-    /** @param failureMode {@code open} or {@code closed} */
+    /** @param failureMode {@code open}, {@code closed} or {@code local} */
     public void setFailureMode(@Nullable String failureMode) {
         this.failureMode = failureMode;
     }
@@ -92,6 +94,43 @@ public class GridLimitProperties {
     /** @param hazelcast the {@code gridlimit.hazelcast} settings */
     public void setHazelcast(Hazelcast hazelcast) {
         this.hazelcast = hazelcast == null ? new Hazelcast() : hazelcast;
+    }
+
+    /** @return the {@code gridlimit.local} settings, never null */
+    public Local getLocal() {
+        return local;
+    }
+
+    /** @param local the {@code gridlimit.local} settings */
+    public void setLocal(Local local) {
+        this.local = local == null ? new Local() : local;
+    }
+
+    /** The raw {@code gridlimit.local} settings of {@code failure-mode: local}. */
+    @ConfigurationProperties("local")
+    public static class Local {
+        private String maxKeys;
+        private String expectedReplicas;
+
+        /** @return {@code gridlimit.local.max-keys} as written, or null when unset */
+        public @Nullable String getMaxKeys() {
+            return maxKeys;
+        }
+
+        /** @param maxKeys the most (policy, key) states one replica keeps locally */
+        public void setMaxKeys(@Nullable String maxKeys) {
+            this.maxKeys = maxKeys;
+        }
+
+        /** @return {@code gridlimit.local.expected-replicas} as written, or null when unset */
+        public @Nullable String getExpectedReplicas() {
+            return expectedReplicas;
+        }
+
+        /** @param expectedReplicas the number of replicas the quota is divided by */
+        public void setExpectedReplicas(@Nullable String expectedReplicas) {
+            this.expectedReplicas = expectedReplicas;
+        }
     }
 
     /** The raw {@code gridlimit.client-ip} settings (SPEC §6). */

@@ -59,7 +59,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *       0; absent when the cost can never pass) and an {@code application/problem+json} quota-exceeded body.</li>
  *   <li>The grid fails or does not answer in time: {@code failure-mode: open} lets the request through without
  *       rate-limit headers; {@code closed} answers 503 with {@code Retry-After: 1} and a
- *       temporary-reduced-capacity problem (SPEC §5).</li>
+ *       temporary-reduced-capacity problem (SPEC §5); {@code local} decides that rule on this replica's
+ *       {@link LocalFallback} (quota divided by the expected replicas) and carries on as with a grid decision: the
+ *       headers, 429 and problem are those of the local decision, and {@code RateLimit-Policy} shows the divided
+ *       quota of that rule. Every request still asks the grid first, so decisions return to the grid as soon as it
+ *       answers. Each failure-mode answer is counted as {@code outcome=fallback} with the {@code mode}.</li>
  * </ul>
  *
  * <p>It runs after the security phase ({@link ServerFilterPhase#SECURITY}), so {@code principal} keys see the
@@ -81,6 +85,7 @@ public class RateLimitFilter implements Ordered {
     private final KeyResolver keys;
     private final RateLimiter limiter;
     private final GridLimitMetrics metrics;
+    private final LocalFallback local;
     private final JsonMapper json;
     private final long timeoutNanos;
     private final AtomicLong lastWarnNanos = new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
@@ -92,9 +97,11 @@ public class RateLimitFilter implements Ordered {
      * @param limiter decides
      * @param metrics counts
      * @param json writes problem bodies
+     * @param local decides when the grid cannot, under {@code failure-mode: local}
      */
     public RateLimitFilter(GridLimitConfig config, RateLimitedRoutes annotated, KeyResolver keys,
-                           RateLimiter limiter, GridLimitMetrics metrics, JsonMapper json) {
+                           RateLimiter limiter, GridLimitMetrics metrics, JsonMapper json, LocalFallback local) {
+        this.local = local;
         this.config = config;
         this.annotated = annotated;
         this.keys = keys;
@@ -192,7 +199,7 @@ public class RateLimitFilter implements Ordered {
         return answer.handle((decision, error) -> {
             metrics.latency(policy.name(), System.nanoTime() - startNanos);
             if (error == null) {
-                return new Result(check, decision, false);
+                return new Result(check, decision, false, false);
             }
             Throwable cause = unwrap(error);
             boolean timeout = cause instanceof TimeoutException;
@@ -210,7 +217,15 @@ public class RateLimitFilter implements Ordered {
                     LOG.debug(message);
                 }
             }
-            return new Result(check, null, true);
+            if (config.failureMode() == FailureMode.LOCAL) {
+                try {
+                    return new Result(check, local.decide(policy, check.key(), check.rule().cost()), false, true);
+                } catch (RuntimeException e) {
+                    LOG.warn("local fallback failed for policy '{}' ({}); the request is let through",
+                            policy.name(), e.toString());
+                }
+            }
+            return new Result(check, null, true, false);
         });
     }
 
@@ -219,7 +234,7 @@ public class RateLimitFilter implements Ordered {
         Result last = results.get(results.size() - 1);
         for (Result r : results) {
             String policy = r.check().rule().policy().name();
-            if (r.failed()) {
+            if (r.failed() || r.local()) {
                 metrics.fallback(policy, config.failureMode());
             } else if (r.decision().allowed()) {
                 metrics.decision(policy, Outcome.ALLOWED);
@@ -228,17 +243,20 @@ public class RateLimitFilter implements Ordered {
             }
         }
         if (last.failed()) {
-            if (config.failureMode() == FailureMode.OPEN) {
-                return null;
+            if (config.failureMode() != FailureMode.CLOSED) {
+                return null; // open; or local whose own decision failed (logged): let through
             }
             Map<String, String> headers = Map.of(RateLimitHeaders.RETRY_AFTER, "1");
             return problem(HttpStatus.SERVICE_UNAVAILABLE, new Problem(TEMPORARY_REDUCED_CAPACITY,
                     "Service temporarily unable to satisfy the request due to reduced capacity", 503,
                     "The rate-limit grid did not answer in time; retry after 1 second.", null), headers);
         }
-        List<Policy> policies = checks.stream().map(c -> c.rule().policy()).toList();
+        List<Policy> policies = new ArrayList<>(checks.size());
+        for (int i = 0; i < checks.size(); i++) {
+            policies.add(i < results.size() ? results.get(i).policy(local) : checks.get(i).rule().policy());
+        }
         if (!last.decision().allowed() && !last.check().rule().shadow()) {
-            Policy policy = last.check().rule().policy();
+            Policy policy = last.policy(local);
             Decision d = last.decision();
             Map<String, String> headers = new LinkedHashMap<>();
             RateLimitHeaders.write(config.headers(), policies, policy, d, headers);
@@ -268,7 +286,7 @@ public class RateLimitFilter implements Ordered {
                 binding = r;
             }
         }
-        RateLimitHeaders.write(config.headers(), policies, binding.check().rule().policy(), binding.decision(),
+        RateLimitHeaders.write(config.headers(), policies, binding.policy(local), binding.decision(),
                 admittedHeaders);
         return null;
     }
@@ -306,7 +324,19 @@ public class RateLimitFilter implements Ordered {
     private record Check(RouteRule rule, String key) {
     }
 
-    /** A rule's decision, or its failure (timeout or grid error) with a null decision. */
-    private record Result(Check check, @Nullable Decision decision, boolean failed) {
+    /**
+     * A rule's decision, or its failure (timeout or grid error) with a null decision; {@code local} when the
+     * decision is {@link LocalFallback}'s.
+     */
+    private record Result(Check check, @Nullable Decision decision, boolean failed, boolean local) {
+        /** @return the policy the decision was taken against: the derived one for a local decision */
+        Policy policy(LocalFallback fallback) {
+            Policy configured = check.rule().policy();
+            if (local) {
+                Policy derived = fallback.derived(configured.name());
+                return derived == null ? configured : derived;
+            }
+            return configured;
+        }
     }
 }
