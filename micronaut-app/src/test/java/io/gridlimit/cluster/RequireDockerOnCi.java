@@ -14,17 +14,29 @@ import org.testcontainers.DockerClientFactory;
 public final class RequireDockerOnCi implements ExecutionCondition {
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-        boolean ci = "true".equalsIgnoreCase(System.getenv("CI"));
+        return evaluate(System.getenv("CI"), () -> {
+            try {
+                return DockerClientFactory.instance().isDockerAvailable();
+            } catch (RuntimeException e) {
+                return false;
+            }
+        });
+    }
+
+    /**
+     * The decision, apart from the environment.
+     *
+     * @param ciVariable the value of {@code CI}, or null
+     * @param docker tells whether a Docker engine answers (asked only in CI)
+     * @return enabled (outside CI, Testcontainers' own condition then skips without Docker)
+     * @throws ExtensionConfigurationException in CI without Docker: the test class fails
+     */
+    static ConditionEvaluationResult evaluate(String ciVariable, java.util.function.BooleanSupplier docker) {
+        boolean ci = "true".equalsIgnoreCase(ciVariable);
         if (!ci) {
             return ConditionEvaluationResult.enabled("not CI: Testcontainers decides (skips without Docker)");
         }
-        boolean docker;
-        try {
-            docker = DockerClientFactory.instance().isDockerAvailable();
-        } catch (RuntimeException e) {
-            docker = false;
-        }
-        if (!docker) {
+        if (!docker.getAsBoolean()) {
             throw new ExtensionConfigurationException("CI=true but no Docker engine is reachable: the cluster "
                     + "tests must run in CI (.ci/run starts dockerd); failing instead of skipping");
         }
