@@ -64,6 +64,7 @@ public class HotKeyBenchmark {
     private final AtomicLong admitted = new AtomicLong();
     private final AtomicLong denied = new AtomicLong();
     private long iterationStartNanos;
+    private final java.util.List<String> iterationCounts = new java.util.ArrayList<>();
 
     /**
      * Creates the limiter on the member.
@@ -85,7 +86,7 @@ public class HotKeyBenchmark {
     }
 
     /**
-     * Prints this iteration's admitted and denied counts (the in-flight decisions have been drained by
+     * Records this iteration's admitted and denied counts, printed when the trial ends (the in-flight decisions have been drained by
      * {@link InFlight#drain()} only for the benchmark thread states; the few still unanswered land in the next
      * iteration's counts).
      */
@@ -93,15 +94,17 @@ public class HotKeyBenchmark {
     public void endIteration() {
         double seconds = (System.nanoTime() - iterationStartNanos) / 1e9;
         if ("hot".equals(workload)) {
-            System.out.printf("%n[hot-key coalesce=%s] admitted %d, denied %d in %.2f s; the policy allows at most"
-                    + " 100 + 100/s x %.2f s = %.0f%n", coalesce, admitted.get(), denied.get(), seconds, seconds,
-                    100 + 100 * seconds);
+            // printed at the end of the trial: a line here would split JMH's "Iteration n: <score>" line
+            iterationCounts.add(String.format(java.util.Locale.ROOT, "[hot-key coalesce=%s] admitted %d, denied %d"
+                    + " in %.2f s; the policy allows at most 100 + 100/s x %.2f s = %.0f", coalesce, admitted.get(),
+                    denied.get(), seconds, seconds, 100 + 100 * seconds));
         }
     }
 
     /** Closes the limiter (the member is stopped by {@link EmbeddedMember}). */
     @TearDown(Level.Trial)
     public void tearDown() {
+        iterationCounts.forEach(System.out::println);
         if (limiter != null) {
             limiter.close();
         }

@@ -157,9 +157,11 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         return submit(policy, key, new DecideProcessor(policy, cost), DecisionResult::first);
     }
 
-    /** One coalesced batch (costs validated): the single-cost processor when alone, as uncoalesced. */
+    /**
+     * One coalesced batch (costs validated): the single-cost processor when alone, as uncoalesced. Requests queued
+     * before {@link #close()} are still sent (close lets accepted decisions finish), so no open check here.
+     */
     private CompletionStage<Decision[]> sendBatch(Policy policy, String key, long[] costs) {
-        checkOpen();
         DecideProcessor processor = costs.length == 1 ? new DecideProcessor(policy, costs[0])
                 : new DecideProcessor(policy, costs);
         return submit(policy, key, processor, DecisionResult::decisions);

@@ -134,8 +134,9 @@ class CoalescingExactnessTest {
                     for (int i = 0; i < perThread; i++) {
                         CompletableFuture<Decision> stage = coalescing.tryAcquireAsync(policy,
                                 keys[keyOf[thread][i]], costs[thread][i]).toCompletableFuture();
-                        stage.whenComplete((d, e) -> completions.incrementAndGet());
-                        stages[thread][i] = stage;
+                        // keep the dependent: joining it guarantees the count ran (a dependent of the stage itself
+                        // may still be running when the stage is already complete)
+                        stages[thread][i] = stage.whenComplete((d, e) -> completions.incrementAndGet());
                     }
                 });
                 worker.start();
