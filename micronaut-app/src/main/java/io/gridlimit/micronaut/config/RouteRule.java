@@ -48,14 +48,17 @@ public record RouteRule(String origin, String pattern, Set<String> methods, Poli
     /**
      * Tells whether this route rule applies to a request.
      *
-     * @param method the request's HTTP method name, e.g. {@code GET}
+     * @param method the request's HTTP method name in any case, e.g. {@code GET} or {@code get}
      * @param normalisedPath the path after {@code PathNormalizer} (SPEC §7)
      * @return true when the method is listed (or none is; {@code HEAD} counts as {@code GET}, since Micronaut
      *     answers HEAD through GET routes) and the pattern matches the path
      */
     public boolean matches(String method, String normalisedPath) {
-        boolean methodMatches = methods.isEmpty() || methods.contains(method)
-                || ("HEAD".equals(method) && methods.contains("GET"));
+        // Micronaut routes a method name in any case ("get", "Get") to the GET route: compare case-insensitively,
+        // or a lower-case request line would bypass every rule that lists methods.
+        String upper = method.toUpperCase(java.util.Locale.ROOT);
+        boolean methodMatches = methods.isEmpty() || methods.contains(upper)
+                || ("HEAD".equals(upper) && methods.contains("GET"));
         return methodMatches && PathMatcher.ANT.matches(pattern, normalisedPath);
     }
 }

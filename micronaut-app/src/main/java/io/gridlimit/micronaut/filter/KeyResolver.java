@@ -97,6 +97,28 @@ public class KeyResolver {
         };
     }
 
+    /** Per-process secret of {@link #logHash(String)}: hashes of keys cannot be reversed by guessing keys. */
+    private static final byte[] LOG_HASH_SECRET = new java.security.SecureRandom().generateSeed(32);
+
+    /**
+     * A short, keyed hash of a key for log lines: the first 12 hex digits of HMAC-SHA256 under a random secret
+     * drawn when this process starts. Equal keys give equal hashes within one process (so one client's denials
+     * can be followed in a replica's log), but unlike a plain hash it cannot be reversed by hashing candidate keys
+     * (IPv4 has only 2^32), and hashes differ between replicas and restarts.
+     *
+     * @param key a grid key
+     * @return 12 lower-case hex digits
+     */
+    public static String logHash(String key) {
+        try {
+            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            mac.init(new javax.crypto.spec.SecretKeySpec(LOG_HASH_SECRET, "HmacSHA256"));
+            return HexFormat.of().formatHex(mac.doFinal(key.getBytes(StandardCharsets.UTF_8))).substring(0, 12);
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is missing from this JVM", e);
+        }
+    }
+
     /**
      * SHA-256 of a string's UTF-8 bytes.
      *

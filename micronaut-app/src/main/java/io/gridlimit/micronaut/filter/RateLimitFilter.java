@@ -270,8 +270,7 @@ public class RateLimitFilter implements Ordered {
                 detail = "Quota of policy '" + violated + "' exceeded; retry after " + retrySeconds + " s.";
             }
             if (LOG.isDebugEnabled()) {
-                LOG.debug("rate limited: policy={} key#={}", violated, KeyResolver.sha256Hex(last.check().key())
-                        .substring(0, 12));
+                LOG.debug("rate limited: policy={} key#={}", violated, KeyResolver.logHash(last.check().key()));
             }
             return problem(HttpStatus.TOO_MANY_REQUESTS, new Problem(QUOTA_EXCEEDED,
                     "Request cannot be satisfied as assigned quota has been exceeded", 429, detail,
