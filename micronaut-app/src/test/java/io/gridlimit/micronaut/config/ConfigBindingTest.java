@@ -23,6 +23,8 @@ class ConfigBindingTest {
             assertThat(c.headers()).isEqualTo(HeaderMode.IETF);
             assertThat(c.failureMode()).isEqualTo(FailureMode.CLOSED);
             assertThat(c.gridTimeout()).isEqualTo(Duration.ofMillis(250));
+            assertThat(c.local()).as("gridlimit.local.* unset: defaults")
+                    .isEqualTo(new LocalFallbackSettings(100_000, 3));
             assertThat(c.exempt()).containsExactly("/health/**", "/metrics/*");
             assertThat(c.isExempt("/health/readiness")).isTrue();
             assertThat(c.isExempt("/metrics/x")).isTrue();

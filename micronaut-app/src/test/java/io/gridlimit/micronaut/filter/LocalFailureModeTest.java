@@ -2,6 +2,8 @@ package io.gridlimit.micronaut.filter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gridlimit.micronaut.config.GridLimitConfig;
+import io.gridlimit.micronaut.config.LocalFallbackSettings;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.gridlimit.micronaut.support.Ports;
 import io.gridlimit.micronaut.support.SwitchableGrid;
@@ -46,6 +48,7 @@ class LocalFailureModeTest {
         props.put("gridlimit.failure-mode", "local");
         props.put("gridlimit.grid-timeout", "50ms");
         props.put("gridlimit.local.expected-replicas", "3");
+        props.put("gridlimit.local.max-keys", "1000");
         props.put("gridlimit-test.switchable-grid", "true");
         props.put("gridlimit.warmup.enabled", "false");
         props.put("gridlimit.hazelcast.port", Integer.toString(port));
@@ -56,6 +59,8 @@ class LocalFailureModeTest {
         grid = server.getApplicationContext().getBean(SwitchableGrid.Grid.class);
         localClock = server.getApplicationContext().getBean(SwitchableGrid.LocalClock.class).time();
         registry = server.getApplicationContext().getBean(MeterRegistry.class);
+        assertThat(server.getApplicationContext().getBean(GridLimitConfig.class).local())
+                .isEqualTo(new LocalFallbackSettings(1000, 3));
     }
 
     @AfterEach
