@@ -2,10 +2,12 @@ package io.gridlimit.micronaut.grid;
 
 import com.hazelcast.client.HazelcastClient;
 import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.client.config.ClientConnectionStrategyConfig;
 import com.hazelcast.client.config.XmlClientConfigBuilder;
 import com.hazelcast.client.config.YamlClientConfigBuilder;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.ListenerConfig;
 import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
@@ -37,16 +39,24 @@ import java.util.Properties;
  *
  * <p>Embedded member: cluster name, {@code port} (auto-increment on), TCP-IP join with {@code members}, multicast
  * and auto-detection off, phone-home off; or the user's {@code config-file} as given. Client: cluster name and
- * {@code members} as addresses (a member without port gets {@code port}), giving up after 30 s (Hazelcast's
- * default would wait forever), or the user's client
- * {@code config-file}. Either way GridLimit adds its serialization and its {@code gridlimit.*} map configuration
+ * {@code members} as addresses (a member without port gets {@code port}), started asynchronously (the application
+ * boots and answers in its failure mode until the client connects), reconnecting asynchronously after it loses the
+ * cluster (requests fail fast with {@code HazelcastClientOfflineException} meanwhile, which the filter and the
+ * decision API answer as grid failures) and never giving up (cluster-connect timeout infinite, backoff
+ * {@value #CLIENT_INITIAL_BACKOFF_MILLIS} ms doubling up to {@value #CLIENT_MAX_BACKOFF_MILLIS} ms with 20 %
+ * jitter); or the user's client {@code config-file} as given (its connection strategy included). A client's
+ * connection state feeds {@link GridConnection} (readiness). Either way GridLimit adds its serialization and its {@code gridlimit.*} map configuration
  * ({@link GridLimitHazelcast}); a member's decisions read its cluster time, or the {@code TimeSource} bean when a
  * test or user replaced it.
  */
 @Factory
 public class GridFactory {
-    /** How long a client (without a config file) tries to reach the cluster before the boot fails: 30 s. */
-    public static final long CLIENT_CONNECT_TIMEOUT_MILLIS = 30_000;
+    /** Cluster-connect timeout of a client without a config file: -1, never give up (Hazelcast's infinite). */
+    public static final long CLIENT_CONNECT_TIMEOUT_MILLIS = -1;
+    /** First wait between a client's connection attempts, in milliseconds. */
+    public static final int CLIENT_INITIAL_BACKOFF_MILLIS = 500;
+    /** Longest wait between a client's connection attempts, in milliseconds. */
+    public static final int CLIENT_MAX_BACKOFF_MILLIS = 5_000;
 
     private static final Logger LOG = LoggerFactory.getLogger(GridFactory.class);
 
@@ -66,15 +76,19 @@ public class GridFactory {
      *
      * @param config the checked configuration
      * @param timeSource the clock for an embedded member's decisions (ignored unless replaced)
-     * @return the running instance
+     * @param connection receives a client's connection events (unused by a member)
+     * @return the running instance (a client may still be connecting)
      * @throws ConfigurationException if the user's config file cannot be read
      */
     @Singleton
     @Bean(preDestroy = "shutdown")
-    public HazelcastInstance hazelcastInstance(GridLimitConfig config, TimeSource timeSource) {
+    public HazelcastInstance hazelcastInstance(GridLimitConfig config, TimeSource timeSource,
+                                               GridConnection connection) {
         HazelcastSettings s = config.hazelcast();
         if (s.mode() == HazelcastMode.CLIENT) {
             ClientConfig client = clientConfig(s);
+            client.addListenerConfig(new ListenerConfig(connection));
+            connection.track();
             LOG.info("connecting to Hazelcast cluster '{}' as a client", client.getClusterName());
             return HazelcastClient.newHazelcastClient(client);
         }
@@ -158,8 +172,15 @@ public class GridFactory {
                 addresses.add(m.indexOf(':') < 0 ? m + ":" + s.port() : m);
             }
             c.getNetworkConfig().setAddresses(addresses);
-            c.getConnectionStrategyConfig().getConnectionRetryConfig()
-                    .setClusterConnectTimeoutMillis(CLIENT_CONNECT_TIMEOUT_MILLIS);
+            ClientConnectionStrategyConfig strategy = c.getConnectionStrategyConfig()
+                    .setAsyncStart(true)
+                    .setReconnectMode(ClientConnectionStrategyConfig.ReconnectMode.ASYNC);
+            strategy.getConnectionRetryConfig()
+                    .setClusterConnectTimeoutMillis(CLIENT_CONNECT_TIMEOUT_MILLIS)
+                    .setInitialBackoffMillis(CLIENT_INITIAL_BACKOFF_MILLIS)
+                    .setMaxBackoffMillis(CLIENT_MAX_BACKOFF_MILLIS)
+                    .setMultiplier(2)
+                    .setJitter(0.2);
         }
         setIfAbsent(c.getProperties(), "hazelcast.shutdownhook.enabled", "false");
         setIfAbsent(c.getProperties(), "hazelcast.logging.type", "slf4j");

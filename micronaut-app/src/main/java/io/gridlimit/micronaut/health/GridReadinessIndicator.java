@@ -1,6 +1,7 @@
 package io.gridlimit.micronaut.health;
 
 import com.hazelcast.core.HazelcastInstance;
+import io.gridlimit.micronaut.grid.GridConnection;
 import io.micronaut.context.BeanProvider;
 import io.micronaut.core.async.publisher.Publishers;
 import io.micronaut.health.HealthStatus;
@@ -20,7 +21,9 @@ import java.util.concurrent.ExecutorService;
 /**
  * Readiness of the grid (SPEC §9), part of {@code /health/readiness} only ({@link Readiness}): UP when the
  * Hazelcast instance is running and, for an embedded member, the cluster is safe (no partition migrating or
- * missing a backup); for a client, when it sees at least one member. {@code /health/liveness} never includes it.
+ * missing a backup); for the application's client, while it is connected ({@link GridConnection}, from its
+ * lifecycle events: its member list stays stale for a while after the connection drops); for another client, when
+ * it sees at least one member. {@code /health/liveness} never includes it.
  * Checked on the blocking executor, never on the event loop. Thread-safe.
  */
 @Singleton
@@ -31,15 +34,19 @@ public class GridReadinessIndicator implements HealthIndicator {
 
     private final BeanProvider<HazelcastInstance> instance;
     private final ExecutorService blocking;
+    private final GridConnection connection;
 
     /**
      * @param instance the Hazelcast instance, resolved on the first check (on the blocking executor)
      * @param blocking Micronaut's blocking executor
+     * @param connection the application client's connection state
      */
     public GridReadinessIndicator(BeanProvider<HazelcastInstance> instance,
-                                  @Named(TaskExecutors.BLOCKING) ExecutorService blocking) {
+                                  @Named(TaskExecutors.BLOCKING) ExecutorService blocking,
+                                  GridConnection connection) {
         this.instance = instance;
         this.blocking = blocking;
+        this.connection = connection;
     }
 
     @Override
@@ -62,7 +69,13 @@ public class GridReadinessIndicator implements HealthIndicator {
                 safe = running && instance.getPartitionService().isClusterSafe();
                 details.put("clusterSafe", safe);
             } catch (UnsupportedOperationException client) {
-                safe = running && members > 0;
+                if (connection.tracked()) {
+                    boolean connected = connection.connected();
+                    details.put("connected", connected);
+                    safe = running && connected;
+                } else {
+                    safe = running && members > 0;
+                }
             }
             up = running && safe;
         } catch (RuntimeException e) {

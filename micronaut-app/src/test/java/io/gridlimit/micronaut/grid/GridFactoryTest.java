@@ -1,6 +1,8 @@
 package io.gridlimit.micronaut.grid;
 
 import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.client.config.ClientConnectionStrategyConfig;
+import com.hazelcast.client.config.ConnectionRetryConfig;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import io.gridlimit.grid.GridLimitDataSerializableFactory;
@@ -54,8 +56,15 @@ class GridFactoryTest {
                 List.of("10.0.0.1", "10.0.0.2:5900"), null));
         assertThat(c.getClusterName()).isEqualTo("shop");
         assertThat(c.getNetworkConfig().getAddresses()).containsExactly("10.0.0.1:5801", "10.0.0.2:5900");
-        assertThat(c.getConnectionStrategyConfig().getConnectionRetryConfig().getClusterConnectTimeoutMillis())
-                .isEqualTo(GridFactory.CLIENT_CONNECT_TIMEOUT_MILLIS);
+        ClientConnectionStrategyConfig strategy = c.getConnectionStrategyConfig();
+        assertThat(strategy.isAsyncStart()).isTrue();
+        assertThat(strategy.getReconnectMode()).isEqualTo(ClientConnectionStrategyConfig.ReconnectMode.ASYNC);
+        ConnectionRetryConfig retry = strategy.getConnectionRetryConfig();
+        assertThat(retry.getClusterConnectTimeoutMillis()).isEqualTo(-1);
+        assertThat(retry.getInitialBackoffMillis()).isEqualTo(500);
+        assertThat(retry.getMaxBackoffMillis()).isEqualTo(5_000);
+        assertThat(retry.getMultiplier()).isEqualTo(2.0);
+        assertThat(retry.getJitter()).isEqualTo(0.2);
         assertThat(c.getSerializationConfig().getDataSerializableFactories())
                 .containsKey(GridLimitDataSerializableFactory.FACTORY_ID);
 
@@ -71,6 +80,8 @@ class GridFactoryTest {
                 List.of("127.0.0.1"), file));
         assertThat(fromFile.getClusterName()).isEqualTo("client-file");
         assertThat(fromFile.getNetworkConfig().getAddresses()).containsExactly("192.0.2.10:5701");
+        // The user's file keeps its own connection strategy (Hazelcast's defaults here: synchronous start).
+        assertThat(fromFile.getConnectionStrategyConfig().isAsyncStart()).isFalse();
         assertThat(fromFile.getSerializationConfig().getDataSerializableFactories())
                 .containsKey(GridLimitDataSerializableFactory.FACTORY_ID);
     }
