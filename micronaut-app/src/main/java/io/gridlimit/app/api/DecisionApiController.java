@@ -4,7 +4,6 @@ import io.gridlimit.api.Decision;
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.micronaut.PolicyRegistry;
 import io.gridlimit.micronaut.problem.Problem;
-import io.micronaut.context.annotation.Property;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
@@ -79,7 +78,7 @@ public class DecisionApiController {
 
     private static final Logger LOG = LoggerFactory.getLogger(DecisionApiController.class);
     /** Default {@code gridlimit.decision-api.timeout}: 1 s. */
-    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(1);
+    public static final Duration DEFAULT_TIMEOUT = DecisionApiSettings.DEFAULT_TIMEOUT;
 
     private final RateLimiter rateLimiter;
     private final PolicyRegistry policies;
@@ -92,20 +91,14 @@ public class DecisionApiController {
      * @param rateLimiter the grid-backed limiter
      * @param policies the configured policies
      * @param jsonMapper reads request bodies into JSON trees
-     * @param apiTimeout {@code gridlimit.decision-api.timeout}: how long a request waits for the grid; null for
-     *     {@link #DEFAULT_TIMEOUT}
-     * @throws IllegalArgumentException if the timeout is zero or negative
+     * @param settings the checked {@code gridlimit.decision-api.*} values
      */
     public DecisionApiController(RateLimiter rateLimiter, PolicyRegistry policies, JsonMapper jsonMapper,
-                                 @Property(name = "gridlimit.decision-api.timeout") @Nullable Duration apiTimeout) {
+                                 DecisionApiSettings settings) {
         this.rateLimiter = rateLimiter;
         this.policies = policies;
         this.jsonMapper = jsonMapper;
-        Duration timeout = apiTimeout != null ? apiTimeout : DEFAULT_TIMEOUT;
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("gridlimit.decision-api.timeout must be positive, got " + timeout);
-        }
-        this.timeoutNanos = saturatedNanos(timeout);
+        this.timeoutNanos = saturatedNanos(settings.timeout());
     }
 
     /**
