@@ -7,7 +7,6 @@ import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.json.tree.JsonNode;
 
-import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -21,7 +20,8 @@ import java.util.regex.Pattern;
  * <p>Request shapes: a check is {@code {"policy": string, "key": string, "cost": integer}} with {@code cost}
  * optional (default 1); a batch is {@code {"checks": [check, ...]}} with 1 to {@code maxChecks} checks. Unknown
  * members are ignored. Rules (SPEC §1, §6): policy a configured policy name (else 404); key non-empty and at most
- * 1024 UTF-8 bytes, used as given; cost an integer in [1, 10^15]. Messages name the member, prefixed by its batch
+ * 1024 UTF-8 bytes, used as given; cost an integer in [1, 10^15] written as a JSON integer literal (no fraction, no
+ * exponent: {@code 1.0} and {@code 1e3} are refused; the tree comes from {@link StrictJson}, which keeps that kind). Messages name the member, prefixed by its batch
  * index ({@code checks[3].key}); they quote bad policy names and costs but never a key.
  */
 final class CheckRequests {
@@ -127,20 +127,15 @@ final class CheckRequests {
             throw badRequest(prefix + "cost must be " + COST_RANGE + ", got a " + kind(node));
         }
         Number n = node.getNumberValue();
-        if ((n instanceof Double d && !Double.isFinite(d)) || (n instanceof Float f && !Float.isFinite(f))) {
-            throw badRequest(prefix + "cost must be " + COST_RANGE + ", got " + n);
+        if (!(n instanceof Long || n instanceof Integer || n instanceof Short || n instanceof Byte
+                || n instanceof BigInteger)) {
+            // A fraction or an exponent (1.0, 1e3, 1.00000000000000000001): not an integer literal (StrictJson).
+            throw badRequest(prefix + "cost must be " + COST_RANGE + " written as a JSON integer, got "
+                    + abbreviate(n.toString()));
         }
-        BigDecimal value = n instanceof BigDecimal bd ? bd
-                : n instanceof BigInteger bi ? new BigDecimal(bi)
-                : (n instanceof Double || n instanceof Float) ? BigDecimal.valueOf(n.doubleValue())
-                : BigDecimal.valueOf(n.longValue());
-        boolean integral = value.signum() == 0 || value.stripTrailingZeros().scale() <= 0;
-        if (!integral) {
-            throw badRequest(prefix + "cost must be " + COST_RANGE + ", got " + abbreviate(n.toString()));
-        }
-        if (value.compareTo(BigDecimal.ONE) < 0 || value.compareTo(BigDecimal.valueOf(RateLimiter.MAX_COST)) > 0) {
-            throw badRequest(prefix + "cost must be " + COST_RANGE + ", got "
-                    + abbreviate(value.stripTrailingZeros().toPlainString()));
+        BigInteger value = n instanceof BigInteger bi ? bi : BigInteger.valueOf(n.longValue());
+        if (value.signum() < 1 || value.compareTo(BigInteger.valueOf(RateLimiter.MAX_COST)) > 0) {
+            throw badRequest(prefix + "cost must be " + COST_RANGE + ", got " + abbreviate(value.toString()));
         }
         return value.longValueExact();
     }

@@ -16,7 +16,6 @@ import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Error;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.exceptions.HttpStatusException;
-import io.micronaut.json.JsonMapper;
 import io.micronaut.json.tree.JsonNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,7 +81,6 @@ public class DecisionApiController {
 
     private final RateLimiter rateLimiter;
     private final PolicyRegistry policies;
-    private final JsonMapper jsonMapper;
     private final long timeoutNanos;
 
     /**
@@ -90,14 +88,12 @@ public class DecisionApiController {
      *
      * @param rateLimiter the grid-backed limiter
      * @param policies the configured policies
-     * @param jsonMapper reads request bodies into JSON trees
      * @param settings the checked {@code gridlimit.decision-api.*} values
      */
-    public DecisionApiController(RateLimiter rateLimiter, PolicyRegistry policies, JsonMapper jsonMapper,
+    public DecisionApiController(RateLimiter rateLimiter, PolicyRegistry policies,
                                  DecisionApiSettings settings) {
         this.rateLimiter = rateLimiter;
         this.policies = policies;
-        this.jsonMapper = jsonMapper;
         this.timeoutNanos = saturatedNanos(settings.timeout());
     }
 
@@ -196,16 +192,12 @@ public class DecisionApiController {
         return false;
     }
 
-    private JsonNode parse(@Nullable byte[] body) throws InvalidCheckException {
+    private static JsonNode parse(@Nullable byte[] body) throws InvalidCheckException {
         if (body == null || body.length == 0) {
             return null;
         }
-        try {
-            return jsonMapper.readValue(body, JsonNode.class);
-        } catch (IOException | RuntimeException e) {
-            // The parser's message may quote the body (and so a key): never echo it.
-            throw new InvalidCheckException(HttpStatus.BAD_REQUEST, "the request body is not valid JSON");
-        }
+        // Exactly one JSON value, no duplicate members, number literals kept exact; messages never quote the body.
+        return StrictJson.parse(body);
     }
 
     private CompletableFuture<CheckResponse> decide(CheckRequests.Check check) {

@@ -3,7 +3,6 @@ package io.gridlimit.app.api;
 import io.gridlimit.api.Policy;
 import io.gridlimit.micronaut.PolicyRegistry;
 import io.micronaut.http.HttpStatus;
-import io.micronaut.json.JsonMapper;
 import io.micronaut.json.tree.JsonNode;
 import org.junit.jupiter.api.Test;
 
@@ -35,10 +34,13 @@ class CheckRequestsTest {
             return false;
         }
     };
-    private static final JsonMapper JSON = JsonMapper.createDefault();
 
     private static JsonNode json(String text) throws IOException {
-        return JSON.readValue(text, JsonNode.class);
+        try {
+            return StrictJson.parse(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (InvalidCheckException e) {
+            throw new IOException(e.getMessage(), e);
+        }
     }
 
     private static void assertSingleRejected(String body, HttpStatus status, String detail) throws IOException {
@@ -69,8 +71,6 @@ class CheckRequestsTest {
         assertThat(CheckRequests.single(json("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":1000000000000000,"
                 + "\"extra\":true}"), REGISTRY))
                 .isEqualTo(new CheckRequests.Check(DEMO, "k", 1_000_000_000_000_000L));
-        assertThat(CheckRequests.single(json("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":3.0}"), REGISTRY))
-                .isEqualTo(new CheckRequests.Check(DEMO, "k", 3));
     }
 
     @Test
@@ -103,8 +103,16 @@ class CheckRequestsTest {
                 HttpStatus.BAD_REQUEST, cost + "1000000000000001");
         assertSingleRejected("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":100000000000000000000}",
                 HttpStatus.BAD_REQUEST, cost + "100000000000000000000");
+        String literal = "cost must be an integer in [1, 1000000000000000] written as a JSON integer, got ";
         assertSingleRejected("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":1.5}", HttpStatus.BAD_REQUEST,
-                cost + "1.5");
+                literal + "1.5");
+        // Fractions and exponents are refused even when their value is integral: the literal is not an integer.
+        assertSingleRejected("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":3.0}", HttpStatus.BAD_REQUEST,
+                literal + "3.0");
+        assertSingleRejected("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":1e3}", HttpStatus.BAD_REQUEST,
+                literal + "1E+3");
+        assertSingleRejected("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":1.00000000000000000001}",
+                HttpStatus.BAD_REQUEST, literal + "1.00000000000000000001");
         assertSingleRejected("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":\"2\"}", HttpStatus.BAD_REQUEST,
                 cost + "a string");
         assertSingleRejected("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":true}", HttpStatus.BAD_REQUEST,
@@ -139,6 +147,9 @@ class CheckRequestsTest {
         assertBatchRejected("{\"checks\":[" + ok + "," + ok + ",{\"policy\":\"nope\",\"key\":\"a\"},"
                         + "{\"policy\":\"demo\"}]}", 100,
                 HttpStatus.NOT_FOUND, "checks[2].policy 'nope' is not a configured policy");
+        assertBatchRejected("{\"checks\":[" + ok + ",{\"policy\":\"demo\",\"key\":\"a\",\"cost\":2.0}]}", 100,
+                HttpStatus.BAD_REQUEST,
+                "checks[1].cost must be an integer in [1, 1000000000000000] written as a JSON integer, got 2.0");
         assertBatchRejected("{\"checks\":[" + ok + ",{\"policy\":\"demo\",\"key\":\"a\",\"cost\":0}]}", 100,
                 HttpStatus.BAD_REQUEST, "checks[1].cost must be an integer in [1, 1000000000000000], got 0");
         assertBatchRejected("{\"checks\":[" + ok + ",null]}", 100, HttpStatus.BAD_REQUEST,

@@ -225,4 +225,25 @@ class DecisionApiTest implements TestPropertyProvider {
         assertOk(check("demo", key), decision(true, 5, 3, 10_001, null, "demo", null));
         assertOk(check("demo", key.substring(1)), decision(true, 5, 4, 10_001, null, "demo", null));
     }
+    @Test
+    void onlyOneJsonValueWithoutDuplicatesAndIntegerCostLiteralsAreDecided() {
+        assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":\"strict\"} garbage"), 400, "Bad Request",
+                "the request body is not valid JSON");
+        assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":\"strict\"} {}"), 400, "Bad Request",
+                "the request body is not valid JSON: content after the JSON value");
+        assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":\"other\",\"key\":\"strict\"}"), 400,
+                "Bad Request", "the request body is not valid JSON: duplicate member 'key'");
+        String literal = "cost must be an integer in [1, 1000000000000000] written as a JSON integer, got ";
+        assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":\"strict\",\"cost\":1.00000000000000000001}"),
+                400, "Bad Request", literal + "1.00000000000000000001");
+        assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":\"strict\",\"cost\":1.0}"), 400,
+                "Bad Request", literal + "1.0");
+        assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":\"strict\",\"cost\":1e3}"), 400,
+                "Bad Request", literal + "1E+3");
+        assertProblem(post(BATCH, "{\"checks\":[{\"policy\":\"demo\",\"key\":\"strict\"},"
+                + "{\"policy\":\"demo\",\"key\":\"strict\",\"cost\":2.0}]}"), 400, "Bad Request",
+                "checks[1]." + literal + "2.0");
+        // None of them consumed anything.
+        assertOk(check("demo", "strict"), decision(true, 5, 4, 10_001, null, "demo", null));
+    }
 }
