@@ -15,6 +15,7 @@ import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Error;
 import io.micronaut.http.annotation.Post;
+import io.micronaut.http.exceptions.ContentLengthExceededException;
 import io.micronaut.http.exceptions.HttpStatusException;
 import io.micronaut.json.tree.JsonNode;
 import org.slf4j.Logger;
@@ -156,11 +157,17 @@ public class DecisionApiController {
      *
      * @param request the request
      * @param error what was thrown
-     * @return a problem response: the exception's status for HTTP status exceptions, 400 for unreadable input,
+     * @return a problem response: 413 for a body over {@code micronaut.server.max-request-size} (wherever it is in
+     *     the cause chain), the exception's status for HTTP status exceptions, 400 for unreadable input,
      *     else 500 without details
      */
     @Error
     public HttpResponse<Problem> onError(HttpRequest<?> request, Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof ContentLengthExceededException) {
+                return ApiProblems.of(HttpStatus.REQUEST_ENTITY_TOO_LARGE, DecisionApiErrorFilter.TOO_LARGE_DETAIL);
+            }
+        }
         if (error instanceof HttpStatusException statusError && statusError.getStatus().getCode() < 500) {
             HttpStatus status = statusError.getStatus();
             String detail = switch (status) {

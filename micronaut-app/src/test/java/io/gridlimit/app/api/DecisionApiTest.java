@@ -246,4 +246,15 @@ class DecisionApiTest implements TestPropertyProvider {
         // None of them consumed anything.
         assertOk(check("demo", "strict"), decision(true, 5, 4, 10_001, null, "demo", null));
     }
+
+    @Test
+    void anOversizedBodyIs413AndUnknownApiPathsAre404Problems() {
+        String huge = "{\"policy\":\"demo\",\"key\":\"" + "k".repeat(20 * 1024 * 1024) + "\"}";
+        assertProblem(post(CHECK, huge), 413, "Request Entity Too Large",
+                "the request body is larger than the server accepts");
+        assertProblem(post("/v1/ratelimit/nope", "{}"), 404, "Not Found", "no such decision API resource");
+        assertProblem(post("/v1/nope", "{}"), 404, "Not Found", "no such decision API resource");
+        assertProblem(Http.exchange(client(), HttpRequest.GET("/v1/ratelimit/check/batch/extra")), 404, "Not Found",
+                "no such decision API resource");
+    }
 }
