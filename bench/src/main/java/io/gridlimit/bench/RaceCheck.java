@@ -48,7 +48,7 @@ public final class RaceCheck {
     public static void main(String[] args) throws Exception {
         HazelcastInstance member = BenchMember.start();
         List<String> rows = new ArrayList<>();
-        try (HazelcastRateLimiter limiter = HazelcastRateLimiter.create(member);
+        try (HazelcastRateLimiter limiter = HazelcastRateLimiter.builder(member).coalesceHotKeys(true).build();
              RedisServer redis = RedisServer.start()) {
             Duration hour = Duration.ofHours(1);
             Policy counter = Policy.builder("race-swc").slidingWindowCounter(LIMIT, hour).build();
