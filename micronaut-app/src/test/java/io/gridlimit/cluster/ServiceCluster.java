@@ -239,7 +239,9 @@ final class ServiceCluster implements AutoCloseable {
             }
             String base = Optional.ofNullable(System.getenv("GRIDLIMIT_BASE_IMAGE")).filter(s -> !s.isBlank())
                     .orElse("eclipse-temurin:17-jre");
-            ImageFromDockerfile built = new ImageFromDockerfile(IMAGE_NAME, false)
+            // a tag of its own per JVM (parallel builds on one engine), removed when the JVM exits
+            String tag = IMAGE_NAME + ":" + java.util.UUID.randomUUID().toString().substring(0, 12);
+            ImageFromDockerfile built = new ImageFromDockerfile(tag, true)
                     .withFileFromPath("Dockerfile", dockerfile)
                     .withFileFromPath("gridlimit-service.jar", serviceJar())
                     .withBuildArg("BASE_IMAGE", base)
