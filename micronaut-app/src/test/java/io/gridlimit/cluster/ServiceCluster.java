@@ -239,7 +239,7 @@ final class ServiceCluster implements AutoCloseable {
             }
             String base = Optional.ofNullable(System.getenv("GRIDLIMIT_BASE_IMAGE")).filter(s -> !s.isBlank())
                     .orElse("eclipse-temurin:17-jre");
-            // a tag of its own per JVM (parallel builds on one engine), removed when the JVM exits
+            // a tag of its own per JVM (parallel builds on one engine), removed when the JVM exits (hook below)
             String tag = IMAGE_NAME + ":" + java.util.UUID.randomUUID().toString().substring(0, 12);
             ImageFromDockerfile built = new ImageFromDockerfile(tag, true)
                     .withFileFromPath("Dockerfile", dockerfile)
@@ -248,6 +248,15 @@ final class ServiceCluster implements AutoCloseable {
                     .withBuildArg("JAR_FILE", "gridlimit-service.jar")
                     .withBuildImageCmdModifier(cmd -> cmd.withPull(false));
             image = built.get();
+            // Testcontainers removes images built with deleteOnExit through Ryuk, which is off here: remove it ourselves
+            String builtImage = image;
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    docker().removeImageCmd(builtImage).withForce(true).exec();
+                } catch (RuntimeException e) {
+                    // already gone, or the engine is: nothing to clean
+                }
+            }, "gridlimit-image-cleanup"));
         }
         return image;
     }
