@@ -36,7 +36,8 @@ import java.util.Set;
  * <p>Ranges (SPEC §1): capacity, refill tokens and limit in [1, 10^15] (a sliding-window-log limit in
  * [1, 100 000]); refill period and window in [1 ms, 365 days]; cost in [1, 10^15] and at most every band's quota;
  * grid timeout in [1 ms, 1 h]; ipv6-prefix in [1, 128]; port in [1, 65535]; {@code local.max-keys} in
- * [1, 100 000 000]; {@code local.expected-replicas} in [1, 10 000].
+ * [1, 100 000 000]; {@code local.expected-replicas} in [1, 10 000]; {@code hazelcast.max-keys-per-member} in
+ * [1 000, 100 000 000]; {@code hazelcast.min-cluster-size} in [0, 1 000].
  */
 @Factory
 public class GridLimitConfigFactory {
@@ -162,10 +163,16 @@ public class GridLimitConfigFactory {
                 v.error(p + ".config-file", "'" + raw.getConfigFile() + "' is not a file path");
             }
         }
-        if (mode == null || port == null) {
+        Long maxKeys = v.integer(p + ".max-keys-per-member", raw.getMaxKeysPerMember(),
+                HazelcastSettings.MIN_MAX_KEYS_PER_MEMBER, HazelcastSettings.MAX_MAX_KEYS_PER_MEMBER,
+                (long) HazelcastSettings.DEFAULT_MAX_KEYS_PER_MEMBER);
+        Long minClusterSize = v.integer(p + ".min-cluster-size", raw.getMinClusterSize(), 0,
+                HazelcastSettings.MAX_MIN_CLUSTER_SIZE, (long) HazelcastSettings.DEFAULT_MIN_CLUSTER_SIZE);
+        if (mode == null || port == null || maxKeys == null || minClusterSize == null) {
             return null;
         }
-        return new HazelcastSettings(mode, clusterName, port.intValue(), members, configFile);
+        return new HazelcastSettings(mode, clusterName, port.intValue(), members, configFile, maxKeys.intValue(),
+                minClusterSize.intValue());
     }
 
     private static @Nullable Policy policy(ConfigValues v, PolicyProperties pp, Environment environment) {

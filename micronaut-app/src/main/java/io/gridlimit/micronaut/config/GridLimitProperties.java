@@ -20,7 +20,8 @@ import java.util.List;
  *   local: {max-keys: 100000, expected-replicas: 3}   # failure-mode local only
  *   exempt: [/health/**, /prometheus]
  *   client-ip: {trusted-proxies: [], ipv6-prefix: 64}
- *   hazelcast: {mode: embedded, cluster-name: gridlimit, port: 5701, members: [127.0.0.1], config-file: }
+ *   hazelcast: {mode: embedded, cluster-name: gridlimit, port: 5701, members: [127.0.0.1], config-file: ,
+ *              max-keys-per-member: 1000000, min-cluster-size: 0}
  * </pre>
  */
 @ConfigurationProperties(GridLimitProperties.PREFIX)
@@ -168,6 +169,8 @@ public class GridLimitProperties {
         private String port;
         private List<String> members;
         private String configFile;
+        private String maxKeysPerMember;
+        private String minClusterSize;
 
         /** @return {@code gridlimit.hazelcast.mode} as written, or null when unset */
         public @Nullable String getMode() {
@@ -217,6 +220,26 @@ public class GridLimitProperties {
         /** @param configFile a path to a Hazelcast member or client YAML/XML file */
         public void setConfigFile(@Nullable String configFile) {
             this.configFile = configFile;
+        }
+
+        /** @return {@code gridlimit.hazelcast.max-keys-per-member} as written, or null when unset */
+        public @Nullable String getMaxKeysPerMember() {
+            return maxKeysPerMember;
+        }
+
+        /** @param maxKeysPerMember the per-member bound of each policy map, in keys, in [1000, 100000000] */
+        public void setMaxKeysPerMember(@Nullable String maxKeysPerMember) {
+            this.maxKeysPerMember = maxKeysPerMember;
+        }
+
+        /** @return {@code gridlimit.hazelcast.min-cluster-size} as written, or null when unset */
+        public @Nullable String getMinClusterSize() {
+            return minClusterSize;
+        }
+
+        /** @param minClusterSize split-brain protection's minimum cluster size, in [0, 1000]; 0 or 1 = off */
+        public void setMinClusterSize(@Nullable String minClusterSize) {
+            this.minClusterSize = minClusterSize;
         }
     }
 }

@@ -115,7 +115,11 @@ public class GridFactory {
     }
 
     /**
-     * The member configuration for the settings (without GridLimit's own parts).
+     * The member configuration for the settings: GridLimit's {@code gridlimit.*} map configuration bounded at
+     * {@code max-keys-per-member} keys per member (unless a config file has its own {@code gridlimit.*} map
+     * configuration, kept as written) and, when {@code min-cluster-size} is 2 or more, split-brain protection on
+     * every {@code gridlimit.*} map (docs: grid-core/docs/reliability.md). Serialization is added by
+     * {@code GridLimitHazelcast.configure}.
      *
      * @param s the grid settings
      * @return a new member configuration
@@ -143,6 +147,15 @@ public class GridFactory {
         setIfAbsent(c.getProperties(), "hazelcast.phone.home.enabled", "false");
         setIfAbsent(c.getProperties(), "hazelcast.shutdownhook.enabled", "false");
         setIfAbsent(c.getProperties(), "hazelcast.logging.type", "slf4j");
+        // GridLimit's policy-map configuration, bounded at max-keys-per-member; a config file's own gridlimit.*
+        // map configuration is kept as written
+        if (!c.getMapConfigs().containsKey(GridLimitHazelcast.MAP_CONFIG_NAME)) {
+            c.addMapConfig(GridLimitHazelcast.mapConfig(GridLimitHazelcast.DEFAULT_BACKUP_COUNT,
+                    s.maxKeysPerMember()));
+        }
+        if (s.minClusterSize() >= 2) {
+            GridLimitHazelcast.requireMinimumClusterSize(c, s.minClusterSize());
+        }
         return c;
     }
 
