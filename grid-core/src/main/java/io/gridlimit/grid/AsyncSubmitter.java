@@ -16,6 +16,7 @@ import com.hazelcast.spi.impl.InternalCompletableFuture;
 import io.gridlimit.algorithm.LimiterState;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 
 /**
  * Submits a {@link DecideProcessor} to the owner of a key and hands its result to a callback run on a given
@@ -71,6 +72,26 @@ abstract class AsyncSubmitter {
         return new Public(map);
     }
 
+    /**
+     * Hands a completed invocation to {@code done} exactly once: its failure, or the decoded result, or the
+     * exception decoding threw.
+     */
+    private static void complete(BiConsumer<DecisionResult, Throwable> done, Throwable failure,
+                                 Supplier<DecisionResult> decode) {
+        if (failure != null) {
+            done.accept(null, failure);
+            return;
+        }
+        DecisionResult result;
+        try {
+            result = decode.get();
+        } catch (RuntimeException e) {
+            done.accept(null, e);
+            return;
+        }
+        done.accept(result, null);
+    }
+
     private static DecisionResult toResult(SerializationService ss, Object value) {
         Object result = ss.toObject(value);
         if (!(result instanceof DecisionResult r)) {
@@ -94,20 +115,7 @@ abstract class AsyncSubmitter {
         void submit(String key, DecideProcessor processor, Executor executor,
                     BiConsumer<DecisionResult, Throwable> done) {
             InternalCompletableFuture<Data> future = proxy.executeOnKeyInternal(key, processor);
-            future.whenCompleteAsync((data, failure) -> {
-                if (failure != null) {
-                    done.accept(null, failure);
-                    return;
-                }
-                DecisionResult result;
-                try {
-                    result = toResult(ss, data);
-                } catch (RuntimeException e) {
-                    done.accept(null, e);
-                    return;
-                }
-                done.accept(result, null);
-            }, executor);
+            future.whenCompleteAsync((data, failure) -> complete(done, failure, () -> toResult(ss, data)), executor);
         }
 
         @Override
@@ -137,20 +145,8 @@ abstract class AsyncSubmitter {
                     ThreadUtil.getThreadId());
             int partitionId = context.getPartitionService().getPartitionId(keyData);
             ClientInvocationFuture future = new ClientInvocation(client, request, name, partitionId).invoke();
-            future.whenCompleteAsync((message, failure) -> {
-                if (failure != null) {
-                    done.accept(null, failure);
-                    return;
-                }
-                DecisionResult result;
-                try {
-                    result = toResult(ss, MapSubmitToKeyCodec.decodeResponse(message));
-                } catch (RuntimeException e) {
-                    done.accept(null, e);
-                    return;
-                }
-                done.accept(result, null);
-            }, executor);
+            future.whenCompleteAsync((message, failure) -> complete(done, failure,
+                    () -> toResult(ss, MapSubmitToKeyCodec.decodeResponse(message))), executor);
         }
 
         @Override

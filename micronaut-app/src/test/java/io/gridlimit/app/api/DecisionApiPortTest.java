@@ -1,6 +1,6 @@
 package io.gridlimit.app.api;
 
-import io.gridlimit.app.support.FreePorts;
+import io.gridlimit.micronaut.support.Ports;
 import io.gridlimit.app.support.Http;
 import io.gridlimit.app.support.ServiceProperties;
 import io.micronaut.context.ApplicationContext;
@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DecisionApiPortTest {
     @Test
     void theApiAloneOnASecondPort() throws Exception {
-        int apiPort = FreePorts.next();
+        int apiPort = Ports.freePort();
         Map<String, Object> p = ServiceProperties.standalone();
         p.put("gridlimit.decision-api.port", apiPort);
         try (EmbeddedServer server = ApplicationContext.run(EmbeddedServer.class, p);
@@ -49,7 +49,7 @@ class DecisionApiPortTest {
 
     @Test
     void theApiAndTheManagementEndpointsShareASecondPort() throws Exception {
-        int managementPort = FreePorts.next();
+        int managementPort = Ports.freePort();
         Map<String, Object> p = ServiceProperties.standalone();
         p.put("endpoints.all.port", managementPort);
         p.put("gridlimit.decision-api.port", managementPort);

@@ -4,7 +4,7 @@ import com.hazelcast.config.Config;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import io.gridlimit.app.GridWarmup;
-import io.gridlimit.app.support.FreePorts;
+import io.gridlimit.micronaut.support.Ports;
 import io.gridlimit.app.support.Http;
 import io.gridlimit.app.support.ServiceProperties;
 import io.gridlimit.grid.GridLimitHazelcast;
@@ -34,7 +34,7 @@ class ClientModeTest {
     @Test
     void theServiceDecidesThroughAnExistingCluster() throws Exception {
         String cluster = "svc-client-" + UUID.randomUUID();
-        int memberPort = FreePorts.next();
+        int memberPort = Ports.freePort();
         ManualTimeSource clock = ManualTimeSource.startingAt(SharedClock.START);
         Config config = new Config().setClusterName(cluster);
         config.setProperty("hazelcast.phone.home.enabled", "false");

@@ -3,7 +3,7 @@ package io.gridlimit.app.cluster;
 import com.hazelcast.config.Config;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
-import io.gridlimit.app.support.FreePorts;
+import io.gridlimit.micronaut.support.Ports;
 import io.gridlimit.app.support.Http;
 import io.gridlimit.app.support.ServiceProperties;
 import io.gridlimit.app.support.SharedClock;
@@ -42,7 +42,7 @@ class ClientReconnectTest {
     @Test
     void theClientSurvivesTheClusterGoingAwayAndComingBack() {
         String cluster = "svc-reconnect-" + UUID.randomUUID();
-        int memberPort = FreePorts.next();
+        int memberPort = Ports.freePort();
         HazelcastInstance first = member(cluster, memberPort);
         HazelcastInstance second = null;
         try (EmbeddedServer server = ApplicationContext.run(EmbeddedServer.class,
@@ -88,7 +88,7 @@ class ClientReconnectTest {
     @ParameterizedTest
     @ValueSource(strings = {"open", "closed", "local"})
     void theServiceBootsAndAnswersInItsFailureModeWhileTheClusterIsUnreachable(String failureMode) {
-        int nobody = FreePorts.next();
+        int nobody = Ports.freePort();
         try (EmbeddedServer server = ApplicationContext.run(EmbeddedServer.class,
                 clientProperties("svc-unreachable-" + UUID.randomUUID(), nobody, failureMode));
              HttpClient http = HttpClient.create(server.getURL())) {

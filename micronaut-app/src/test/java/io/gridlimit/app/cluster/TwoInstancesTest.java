@@ -1,7 +1,7 @@
 package io.gridlimit.app.cluster;
 
 import com.hazelcast.core.HazelcastInstance;
-import io.gridlimit.app.support.FreePorts;
+import io.gridlimit.micronaut.support.Ports;
 import io.gridlimit.app.support.Http;
 import io.gridlimit.app.support.ServiceProperties;
 import io.micronaut.context.ApplicationContext;
@@ -29,8 +29,8 @@ class TwoInstancesTest {
     @Test
     void twoInstancesShareTheDemoLimit() throws Exception {
         String id = UUID.randomUUID().toString();
-        int portA = FreePorts.next();
-        int portB = FreePorts.next();
+        int portA = Ports.freePort();
+        int portB = Ports.freePort();
         Map<String, Object> a = ServiceProperties.member("svc-pair-" + id, id, portA, portA, portB);
         Map<String, Object> b = ServiceProperties.member("svc-pair-" + id, id, portB, portA, portB);
         try (EmbeddedServer serverA = ApplicationContext.run(EmbeddedServer.class, a);

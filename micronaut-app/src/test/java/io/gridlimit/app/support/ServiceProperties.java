@@ -1,5 +1,7 @@
 package io.gridlimit.app.support;
 
+import io.gridlimit.micronaut.support.Ports;
+
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,7 +56,7 @@ public final class ServiceProperties {
      */
     public static Map<String, Object> standalone() {
         String id = UUID.randomUUID().toString();
-        int port = FreePorts.next();
+        int port = Ports.freePort();
         return member("svc-test-" + id, id, port, port);
     }
 }
