@@ -1,6 +1,10 @@
 package io.gridlimit.api;
 
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Decides requests against policies, one atomic decision per call. The Hazelcast implementation runs each
@@ -39,4 +43,43 @@ public interface RateLimiter {
      * @throws NullPointerException if policy or key is null
      */
     CompletionStage<Decision> tryAcquireAsync(Policy policy, String key, long cost);
+
+    /**
+     * Decides one request without blocking and completes the returned stage on {@code executor}: the caller's
+     * own non-blocking executor, typically the Netty event loop of the request being limited, so that the answer
+     * reaches it without passing through another thread first. Dependents registered before completion run on
+     * that executor's thread; keep them short and non-blocking. If the executor rejects the completion (for
+     * instance an event loop shutting down), the stage is completed on the thread that delivered the answer, so
+     * it is never left incomplete.
+     *
+     * <p>This default completes {@link #tryAcquireAsync(Policy, String, long)}'s stage and hands it over;
+     * implementations may deliver straight to {@code executor} instead.
+     *
+     * @param policy the policy to apply
+     * @param key the identity being limited: non-empty, at most 1024 UTF-8 bytes
+     * @param cost the units this request takes, in [1, 10^15]
+     * @param executor where the returned stage is completed; must not block
+     * @return a stage completed with the decision, or exceptionally when the grid fails
+     * @throws IllegalArgumentException if the key or cost is invalid (nothing is decided)
+     * @throws NullPointerException if policy, key or executor is null
+     */
+    default CompletionStage<Decision> tryAcquireAsync(Policy policy, String key, long cost, Executor executor) {
+        Objects.requireNonNull(executor, "executor");
+        CompletableFuture<Decision> stage = new CompletableFuture<>();
+        tryAcquireAsync(policy, key, cost).whenComplete((decision, failure) -> {
+            Runnable complete = () -> {
+                if (failure != null) {
+                    stage.completeExceptionally(failure);
+                } else {
+                    stage.complete(decision);
+                }
+            };
+            try {
+                executor.execute(complete);
+            } catch (RejectedExecutionException e) {
+                complete.run();
+            }
+        });
+        return stage;
+    }
 }

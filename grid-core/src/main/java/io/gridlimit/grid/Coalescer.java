@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
@@ -45,9 +46,10 @@ final class Coalescer {
          * @param policy the policy
          * @param key the key, validated
          * @param costs the costs, validated, in arrival order; owned by the callee
+         * @param executor where the returned stage completes; null for the limiter's callback pool
          * @return a stage completed with exactly {@code costs.length} decisions in order, or exceptionally
          */
-        CompletionStage<Decision[]> send(Policy policy, String key, long[] costs);
+        CompletionStage<Decision[]> send(Policy policy, String key, long[] costs, Executor executor);
     }
 
     private final ConcurrentHashMap<SlotKey, Slot> slots = new ConcurrentHashMap<>();
@@ -76,10 +78,11 @@ final class Coalescer {
      * @param policy the policy (validated by the caller)
      * @param key the key (validated by the caller)
      * @param cost the cost (validated by the caller)
+     * @param executor where this request's stage completes; null for the limiter's callback pool
      * @return a stage completed with this request's decision, or exceptionally with its batch's failure
      */
-    CompletableFuture<Decision> decide(Policy policy, String key, long cost) {
-        Waiter waiter = new Waiter(cost, stages.get());
+    CompletableFuture<Decision> decide(Policy policy, String key, long cost, Executor executor) {
+        Waiter waiter = new Waiter(cost, stages.get(), executor);
         SlotKey slotKey = new SlotKey(policy, key);
         boolean[] lead = new boolean[1];
         slots.compute(slotKey, (k, slot) -> {
@@ -106,9 +109,11 @@ final class Coalescer {
         for (int i = 0; i < batch.length; i++) {
             costs[i] = batch[i].cost;
         }
+        // the batch answers on its first request's executor; the others are handed to theirs below
+        Executor executor = batch[0].executor;
         CompletionStage<Decision[]> answer;
         try {
-            answer = sender.send(slotKey.policy, slotKey.key, costs);
+            answer = sender.send(slotKey.policy, slotKey.key, costs, executor);
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         }
@@ -124,10 +129,13 @@ final class Coalescer {
                             + (decisions == null ? "null" : decisions.length))
                     : null;
             for (int i = 0; i < batch.length; i++) {
-                if (error != null) {
-                    batch[i].stage.completeExceptionally(error);
+                Waiter waiter = batch[i];
+                Runnable complete = error != null ? () -> waiter.stage.completeExceptionally(error)
+                        : completion(waiter, decisions[i]);
+                if (waiter.executor == null || waiter.executor == executor) {
+                    complete.run();
                 } else {
-                    batch[i].stage.complete(decisions[i]);
+                    NeverRejectingExecutor.run(waiter.executor, complete);
                 }
             }
         });
@@ -149,6 +157,10 @@ final class Coalescer {
             return slot;
         });
         return taken[0];
+    }
+
+    private static Runnable completion(Waiter waiter, Decision decision) {
+        return () -> waiter.stage.complete(decision);
     }
 
     private static Throwable unwrap(Throwable failure) {
@@ -180,6 +192,7 @@ final class Coalescer {
         final ArrayDeque<Waiter> queue = new ArrayDeque<>();
     }
 
-    private record Waiter(long cost, CompletableFuture<Decision> stage) {
+    /** One request: its cost, its stage, and where the stage completes (null: where the batch answers). */
+    private record Waiter(long cost, CompletableFuture<Decision> stage, Executor executor) {
     }
 }

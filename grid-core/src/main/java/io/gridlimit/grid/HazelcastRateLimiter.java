@@ -95,7 +95,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
                     return t;
                 });
         this.pool.prestartAllCoreThreads();
-        this.callbacks = new CallbackExecutor(pool);
+        this.callbacks = NeverRejectingExecutor.of(pool);
         this.coalescer = coalesce ? new Coalescer(this::sendBatch, () -> new CallbackFuture<>(callbacks),
                 DecideProcessor.MAX_BATCH) : null;
     }
@@ -154,19 +154,47 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         checkCost(cost);
         checkOpen();
         if (coalescer != null) {
-            return coalescer.decide(policy, key, cost);
+            return coalescer.decide(policy, key, cost, null);
         }
-        return submit(policy, key, new DecideProcessor(policy, cost), DecisionResult::first);
+        return submit(policy, key, new DecideProcessor(policy, cost), DecisionResult::first, callbacks);
+    }
+
+    /**
+     * Decides one request on the owner of the key without blocking, and completes the stage on {@code executor}
+     * directly: the owner's answer goes from Hazelcast's response thread to {@code executor} with no hop through
+     * this limiter's callback pool (for an HTTP filter, straight to the request's event loop). Coalesced like
+     * {@link #tryAcquireAsync(Policy, String, long)} when coalescing is on; a batch answers on the executor of
+     * its first request, and each other request of the batch is handed to its own executor (inline when it is
+     * the same executor). {@inheritDoc}
+     *
+     * <p>The returned stage's default executor, for {@code *Async} dependents without an executor, is this
+     * limiter's callback pool.
+     *
+     * @throws IllegalStateException if this limiter is closed
+     */
+    @Override
+    public CompletionStage<Decision> tryAcquireAsync(Policy policy, String key, long cost, Executor executor) {
+        Objects.requireNonNull(policy, "policy");
+        checkKey(key);
+        checkCost(cost);
+        Objects.requireNonNull(executor, "executor");
+        checkOpen();
+        if (coalescer != null) {
+            return coalescer.decide(policy, key, cost, executor);
+        }
+        return submit(policy, key, new DecideProcessor(policy, cost), DecisionResult::first,
+                NeverRejectingExecutor.of(executor));
     }
 
     /**
      * One coalesced batch (costs validated): the single-cost processor when alone, as uncoalesced. Requests queued
      * before {@link #close()} are still sent (close lets accepted decisions finish), so no open check here.
      */
-    private CompletionStage<Decision[]> sendBatch(Policy policy, String key, long[] costs) {
+    private CompletionStage<Decision[]> sendBatch(Policy policy, String key, long[] costs, Executor executor) {
         DecideProcessor processor = costs.length == 1 ? new DecideProcessor(policy, costs[0])
                 : new DecideProcessor(policy, costs);
-        return submit(policy, key, processor, DecisionResult::decisions);
+        return submit(policy, key, processor, DecisionResult::decisions,
+                executor == null ? callbacks : NeverRejectingExecutor.of(executor));
     }
 
     /** @return how many (policy, key) pairs have a coalesced call in flight; 0 when off (tests) */
@@ -216,14 +244,15 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         checkKey(key);
         long[] copy = checkCosts(costs);
         checkOpen();
-        return submit(policy, key, new DecideProcessor(policy, copy), r -> r.decisions().clone());
+        return submit(policy, key, new DecideProcessor(policy, copy), r -> r.decisions().clone(), callbacks);
     }
 
+    /** Sends a processor; {@code executor} (never rejecting) completes the returned stage. */
     private <T> CompletableFuture<T> submit(Policy policy, String key, DecideProcessor processor,
-                                            Function<DecisionResult, T> mapping) {
+                                            Function<DecisionResult, T> mapping, Executor executor) {
         CallbackFuture<T> stage = new CallbackFuture<>(callbacks);
         try {
-            map(policy).async.submit(key, processor, callbacks, (result, failure) -> {
+            map(policy).async.submit(key, processor, executor, (result, failure) -> {
                 if (failure != null) {
                     stage.completeExceptionally(unwrap(failure));
                 } else {
@@ -423,27 +452,6 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         CallbackThread(HazelcastRateLimiter owner, Runnable task, String name) {
             super(task, name);
             this.owner = owner;
-        }
-    }
-
-    /**
-     * The pool as an {@link Executor} that never rejects: after {@link #close()} a late callback runs on the
-     * submitting thread, so that no stage is left incomplete.
-     */
-    private static final class CallbackExecutor implements Executor {
-        private final ThreadPoolExecutor pool;
-
-        CallbackExecutor(ThreadPoolExecutor pool) {
-            this.pool = pool;
-        }
-
-        @Override
-        public void execute(Runnable command) {
-            try {
-                pool.execute(command);
-            } catch (RejectedExecutionException e) {
-                command.run();
-            }
         }
     }
 

@@ -320,6 +320,49 @@ abstract class AbstractGridRateLimiterTest {
         assertThat(onPool).as("dependents run by the completing pool thread").isPositive();
     }
 
+    /**
+     * With a caller's executor (an HTTP event loop), the answer is handed from Hazelcast's thread straight to that
+     * executor, never through the limiter's pool; coalesced or not. A rejecting executor still completes the stage.
+     */
+    @Test
+    void asyncWithAnExecutorCompletesOnThatExecutorStraightFromHazelcast() throws Exception {
+        Policy policy = Policy.builder("async-executor").tokenBucket(1_000_000, 1, Duration.ofHours(1)).build();
+        ExecutorService loop = Executors.newSingleThreadExecutor(r -> new Thread(r, "caller-loop"));
+        List<String> handedBy = Collections.synchronizedList(new ArrayList<>());
+        java.util.concurrent.Executor recording = task -> {
+            handedBy.add(Thread.currentThread().getName());
+            loop.execute(task);
+        };
+        try (HazelcastRateLimiter coalescing = HazelcastRateLimiter.builder(limiter.instance())
+                .coalesceHotKeys(true).build()) {
+            for (HazelcastRateLimiter l : List.of(limiter, coalescing)) {
+                handedBy.clear();
+                List<CompletableFuture<String>> completedOn = new ArrayList<>();
+                for (int i = 0; i < 50; i++) {
+                    CompletableFuture<Decision> stage =
+                            l.tryAcquireAsync(policy, "k" + (i % 5), 1, recording).toCompletableFuture();
+                    completedOn.add(stage.thenApply(d -> Thread.currentThread().getName()));
+                }
+                for (CompletableFuture<String> f : completedOn) {
+                    String thread = f.get(30, TimeUnit.SECONDS);
+                    // registered before completion: runs where the stage completed; after: on this thread
+                    assertThat(thread).isIn("caller-loop", Thread.currentThread().getName());
+                }
+                assertThat(handedBy).as("threads that handed answers to the executor").isNotEmpty()
+                        .noneMatch(name -> name.startsWith(l.threadPrefix()));
+            }
+            java.util.concurrent.Executor rejecting = task -> {
+                throw new java.util.concurrent.RejectedExecutionException("loop shut down");
+            };
+            assertThat(limiter.tryAcquireAsync(policy, "rejected", 1, rejecting).toCompletableFuture()
+                    .get(30, TimeUnit.SECONDS).allowed()).isTrue();
+            assertThat(coalescing.tryAcquireAsync(policy, "rejected", 1, rejecting).toCompletableFuture()
+                    .get(30, TimeUnit.SECONDS).allowed()).isTrue();
+        } finally {
+            loop.shutdownNow();
+        }
+    }
+
     /** 20 000 async decisions, at most 1 000 in flight: the JVM starts no thread per task. */
     @Test
     void asyncBurstKeepsTheThreadCountBounded() throws Exception {

@@ -14,6 +14,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,10 +32,12 @@ class CoalescingBatchTest {
     private final class FakeOwner {
         final List<long[]> batches = new ArrayList<>();
         final List<CompletableFuture<Decision[]>> answers = new ArrayList<>();
+        final List<Executor> executors = new ArrayList<>();
         LimiterState state;
 
-        CompletableFuture<Decision[]> send(Policy p, String key, long[] costs) {
+        CompletableFuture<Decision[]> send(Policy p, String key, long[] costs, Executor executor) {
             batches.add(costs.clone());
+            executors.add(executor);
             CompletableFuture<Decision[]> answer = new CompletableFuture<>();
             answers.add(answer);
             return answer;
@@ -58,7 +62,7 @@ class CoalescingBatchTest {
         long[] costs = {3, 1, 4, 1, 5, 2, 1};
         List<CompletableFuture<Decision>> stages = new ArrayList<>();
         for (long cost : costs) {
-            stages.add(coalescer.decide(policy, "k", cost));
+            stages.add(coalescer.decide(policy, "k", cost, null));
         }
         // the first goes alone; the other six wait for it
         assertThat(owner.batches).hasSize(1);
@@ -91,9 +95,9 @@ class CoalescingBatchTest {
         FakeOwner owner = new FakeOwner();
         Coalescer coalescer = new Coalescer(owner::send, CompletableFuture::new, DecideProcessor.MAX_BATCH);
         Policy changed = Policy.builder("hot").tokenBucket(20, 1, Duration.ofHours(1)).build();
-        coalescer.decide(policy, "a", 1);
-        coalescer.decide(policy, "b", 1);
-        coalescer.decide(changed, "a", 1); // same name and key, other parameters: its own slot
+        coalescer.decide(policy, "a", 1, null);
+        coalescer.decide(policy, "b", 1, null);
+        coalescer.decide(changed, "a", 1, null); // same name and key, other parameters: its own slot
         assertThat(owner.batches).hasSize(3);
         assertThat(coalescer.busyKeys()).isEqualTo(3);
     }
@@ -102,13 +106,13 @@ class CoalescingBatchTest {
     void aFailureReachesEveryWaiterOfItsBatchAndTheNextBatchStillLeaves() {
         FakeOwner owner = new FakeOwner();
         Coalescer coalescer = new Coalescer(owner::send, CompletableFuture::new, DecideProcessor.MAX_BATCH);
-        CompletableFuture<Decision> first = coalescer.decide(policy, "k", 1);
-        CompletableFuture<Decision> second = coalescer.decide(policy, "k", 2);
-        CompletableFuture<Decision> third = coalescer.decide(policy, "k", 3);
+        CompletableFuture<Decision> first = coalescer.decide(policy, "k", 1, null);
+        CompletableFuture<Decision> second = coalescer.decide(policy, "k", 2, null);
+        CompletableFuture<Decision> third = coalescer.decide(policy, "k", 3, null);
         owner.answer(0);
         assertThat(first.join().remaining()).isEqualTo(9);
         assertThat(owner.batches.get(1)).containsExactly(2, 3);
-        CompletableFuture<Decision> fourth = coalescer.decide(policy, "k", 4); // queued behind the failing batch
+        CompletableFuture<Decision> fourth = coalescer.decide(policy, "k", 4, null); // queued behind the failing batch
         IllegalStateException boom = new IllegalStateException("grid down");
         owner.answers.get(1).completeExceptionally(new CompletionException(boom));
         for (CompletableFuture<Decision> failed : List.of(second, third)) {
@@ -125,11 +129,11 @@ class CoalescingBatchTest {
     void aSenderThatThrowsFailsItsBatchOnly() {
         RuntimeException closed = new IllegalStateException("closed");
         int[] calls = new int[1];
-        Coalescer coalescer = new Coalescer((p, k, costs) -> {
+        Coalescer coalescer = new Coalescer((p, k, costs, e) -> {
             calls[0]++;
             throw closed;
         }, CompletableFuture::new, DecideProcessor.MAX_BATCH);
-        CompletableFuture<Decision> stage = coalescer.decide(policy, "k", 1);
+        CompletableFuture<Decision> stage = coalescer.decide(policy, "k", 1, null);
         assertThatThrownBy(stage::join).cause().isSameAs(closed);
         assertThat(calls[0]).isEqualTo(1);
         assertThat(coalescer.busyKeys()).isZero();
@@ -137,19 +141,54 @@ class CoalescingBatchTest {
 
     @Test
     void aWrongAnswerCountFailsTheBatch() {
-        Coalescer coalescer = new Coalescer((p, k, costs) -> CompletableFuture.completedFuture(new Decision[0]),
+        Coalescer coalescer = new Coalescer((p, k, costs, e) -> CompletableFuture.completedFuture(new Decision[0]),
                 CompletableFuture::new, DecideProcessor.MAX_BATCH);
-        assertThatThrownBy(coalescer.decide(policy, "k", 1)::join).cause()
+        assertThatThrownBy(coalescer.decide(policy, "k", 1, null)::join).cause()
                 .isInstanceOf(IllegalStateException.class).hasMessage("expected 1 decisions, got 0");
     }
 
     @Test
     void maxBatchIsChecked() {
-        assertThatThrownBy(() -> new Coalescer((p, k, c) -> null, CompletableFuture::new, 0))
+        assertThatThrownBy(() -> new Coalescer((p, k, c, e) -> null, CompletableFuture::new, 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("maxBatch must be in [1, 1024], got 0");
-        assertThatThrownBy(() -> new Coalescer((p, k, c) -> null, CompletableFuture::new, 1025))
+        assertThatThrownBy(() -> new Coalescer((p, k, c, e) -> null, CompletableFuture::new, 1025))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("maxBatch must be in [1, 1024], got 1025");
         assertThat(Arrays.asList(1, 1024)).allSatisfy(n ->
-                assertThat(new Coalescer((p, k, c) -> null, CompletableFuture::new, n).busyKeys()).isZero());
+                assertThat(new Coalescer((p, k, c, e) -> null, CompletableFuture::new, n).busyKeys()).isZero());
+    }
+
+    @Test
+    void aBatchAnswersOnItsFirstRequestsExecutorAndHandsEveryOtherRequestToItsOwn() {
+        FakeOwner owner = new FakeOwner();
+        Coalescer coalescer = new Coalescer(owner::send, CompletableFuture::new, DecideProcessor.MAX_BATCH);
+        List<Runnable> loopA = new ArrayList<>();
+        List<Runnable> loopB = new ArrayList<>();
+        Executor a = loopA::add;
+        Executor b = loopB::add;
+        Executor closed = task -> {
+            throw new RejectedExecutionException("event loop shut down");
+        };
+        CompletableFuture<Decision> first = coalescer.decide(policy, "k", 1, a);
+        CompletableFuture<Decision> sameLoop = coalescer.decide(policy, "k", 2, a);
+        CompletableFuture<Decision> otherLoop = coalescer.decide(policy, "k", 3, b);
+        CompletableFuture<Decision> pool = coalescer.decide(policy, "k", 1, null);
+        CompletableFuture<Decision> gone = coalescer.decide(policy, "k", 1, closed);
+        assertThat(owner.executors).containsExactly(a); // the lead request left alone, for its executor
+        owner.answer(0);
+        assertThat(first).isCompleted(); // completed where the batch answered (the fake completes inline)
+        assertThat(owner.batches.get(1)).containsExactly(2, 3, 1, 1);
+        assertThat(owner.executors.get(1)).isSameAs(a); // the next batch's first request is on loop a
+        owner.answer(1);
+        assertThat(sameLoop).isCompleted(); // same executor as the batch: inline
+        assertThat(otherLoop).isNotDone(); // handed to loop b, which has not run yet
+        assertThat(pool).isCompleted(); // no executor: where the batch answered
+        assertThat(gone).isCompleted(); // its executor rejected: completed here rather than lost
+        assertThat(loopA).isEmpty();
+        assertThat(loopB).hasSize(1);
+        loopB.get(0).run();
+        assertThat(otherLoop.join().remaining()).isEqualTo(10 - 1 - 2 - 3);
+        assertThat(pool.join().remaining()).isEqualTo(3);
+        assertThat(gone.join().remaining()).isEqualTo(2);
+        assertThat(coalescer.busyKeys()).isZero();
     }
 }

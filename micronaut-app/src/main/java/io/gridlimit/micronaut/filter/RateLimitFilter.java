@@ -25,6 +25,7 @@ import io.micronaut.http.filter.ServerFilterPhase;
 import io.micronaut.http.server.netty.NettyHttpRequest;
 import io.micronaut.json.JsonMapper;
 import io.micronaut.web.router.RouteMatch;
+import io.netty.channel.EventLoop;
 import org.reactivestreams.Publisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,8 +38,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -158,34 +161,44 @@ public class RateLimitFilter implements Ordered {
             return chain.proceed();
         }
         Map<String, String> headers = new LinkedHashMap<>();
-        CompletableFuture<@Nullable MutableHttpResponse<?>> answer = run(checks, 0, new ArrayList<>())
+        EventLoop loop = request instanceof NettyHttpRequest<?> netty
+                ? netty.getChannelHandlerContext().channel().eventLoop() : null;
+        CompletableFuture<@Nullable MutableHttpResponse<?>> answer = run(checks, 0, new ArrayList<>(), loop)
                 .thenApply(results -> respond(checks, results, headers));
-        return new DeferredResponse(onEventLoop(request, answer), chain::proceed, response -> {
+        return new DeferredResponse(onEventLoop(loop, answer), chain::proceed, response -> {
             headers.forEach((name, value) -> response.getHeaders().set(name, value));
             return response;
         });
     }
 
-    private CompletableFuture<List<Result>> run(List<Check> checks, int index, List<Result> done) {
+    /**
+     * Decides the checks one after the other; with a Netty request every answer, and every timeout, is delivered
+     * on the request's event loop ({@code loop}), so no other thread touches the request.
+     */
+    private CompletableFuture<List<Result>> run(List<Check> checks, int index, List<Result> done,
+                                                @Nullable EventLoop loop) {
         if (index == checks.size()) {
             return CompletableFuture.completedFuture(done);
         }
         Check check = checks.get(index);
-        return decide(check).thenCompose(result -> {
+        return decide(check, loop).thenCompose(result -> {
             done.add(result);
             if (result.failed() || (!result.decision().allowed() && !check.rule().shadow())) {
                 return CompletableFuture.completedFuture(done);
             }
-            return run(checks, index + 1, done);
+            return run(checks, index + 1, done, loop);
         });
     }
 
-    private CompletableFuture<Result> decide(Check check) {
+    private CompletableFuture<Result> decide(Check check, @Nullable EventLoop loop) {
         Policy policy = check.rule().policy();
         long startNanos = System.nanoTime();
         CompletableFuture<Decision> answer = new CompletableFuture<>();
         try {
-            limiter.tryAcquireAsync(policy, check.key(), check.rule().cost()).whenComplete((decision, error) -> {
+            CompletionStage<Decision> stage = loop == null
+                    ? limiter.tryAcquireAsync(policy, check.key(), check.rule().cost())
+                    : limiter.tryAcquireAsync(policy, check.key(), check.rule().cost(), loop);
+            stage.whenComplete((decision, error) -> {
                 if (error != null) {
                     answer.completeExceptionally(error);
                 } else {
@@ -195,7 +208,15 @@ public class RateLimitFilter implements Ordered {
         } catch (RuntimeException e) {
             answer.completeExceptionally(e);
         }
-        answer.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+        if (loop == null) {
+            answer.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+        } else if (!answer.isDone()) {
+            // the event loop's own timer: fires on the loop, costs no other thread, cancelled on the answer
+            ScheduledFuture<?> timer = loop.schedule(() -> {
+                answer.completeExceptionally(new TimeoutException());
+            }, timeoutNanos, TimeUnit.NANOSECONDS);
+            answer.whenComplete((decision, error) -> timer.cancel(false));
+        }
         return answer.handle((decision, error) -> {
             metrics.latency(policy.name(), System.nanoTime() - startNanos);
             if (error == null) {
@@ -303,12 +324,35 @@ public class RateLimitFilter implements Ordered {
         return response;
     }
 
-    private static <T> CompletableFuture<T> onEventLoop(HttpRequest<?> request, CompletableFuture<T> future) {
-        if (future.isDone() || !(request instanceof NettyHttpRequest<?> netty)) {
+    /**
+     * The answer, completed on the request's event loop: as is when it already completes there (the usual case:
+     * decisions and timeouts are delivered on the loop), else handed to the loop; completed where it is if the
+     * loop rejects the task (shutting down), so the request is never left hanging.
+     */
+    private static <T> CompletableFuture<T> onEventLoop(@Nullable EventLoop loop, CompletableFuture<T> future) {
+        if (loop == null || future.isDone()) {
             return future;
         }
-        Executor loop = netty.getChannelHandlerContext().channel().eventLoop();
-        return future.thenApplyAsync(r -> r, loop);
+        CompletableFuture<T> onLoop = new CompletableFuture<>();
+        future.whenComplete((value, error) -> {
+            Runnable complete = () -> {
+                if (error != null) {
+                    onLoop.completeExceptionally(error);
+                } else {
+                    onLoop.complete(value);
+                }
+            };
+            if (loop.inEventLoop()) {
+                complete.run();
+                return;
+            }
+            try {
+                loop.execute(complete);
+            } catch (RejectedExecutionException e) {
+                complete.run();
+            }
+        });
+        return onLoop;
     }
 
     private static Throwable unwrap(Throwable t) {
