@@ -1,24 +1,47 @@
 #!/usr/bin/env bash
 # Runs the whole benchmark set once, as recorded in bench/README.md, and prints the tables:
-#   1. JMH (every class: pure algorithms, GridLimit sync/async, no-op floor, Bucket4j, Redis Lua + seeds' code,
-#      hot-key coalescing, in-process ceiling) -> results.csv, jmh.log, table.md, chart.svg
-#   2. RaceCheck (admitted vs limit in a race)                                   -> race.md
-#   3. StateSize (serialized bytes and heap per idle key, GridLimit vs Bucket4j) -> state.md
-#   4. http.sh (wrk on /demo/hello, limiting on vs exempt)                       -> http.md
+#   1. JMH throughput (every class: pure algorithms, GridLimit sync/async, no-op floor, Bucket4j, Redis Lua +
+#      seeds' code, hot-key coalescing, in-process ceiling, and the three-member rows: ClusterBenchmark with
+#      topology members-3 / client-3, ClusterBackupsBenchmark with backups async / none)
+#      -> results.csv, jmh.log, table.md, chart.svg; async rows' latency histograms -> latency/*.hlat;
+#      cluster member JVM logs -> cluster-logs/
+#   2. JMH latency: a second, shorter pass over the synchronous rows in SampleTime mode (-bm sample -tu us)
+#      -> latency-sample.csv, jmh-latency.log; with latency/*.hlat -> latency.md (LatencyTable)
+#   3. RaceCheck (admitted vs limit in a race)                                   -> race.md
+#   4. StateSize (serialized bytes and heap per idle key, GridLimit vs Bucket4j) -> state.md
+#   5. http.sh (wrk on /demo/hello, limiting on vs exempt)                       -> http.md
 #   bench/run.sh [output-dir]        (default bench/results; builds benchmarks.jar and the service jar first)
 # GRIDLIMIT_BUILD_SUFFIX=-x selects the build folders target-x (the tree's -Dgridlimit.buildSuffix).
-# JMH_OPTS overrides the JMH settings (default: one fork, 3 x 2 s warm-up, 3 x 3 s measured iterations).
+# JMH_OPTS overrides the throughput pass's settings (default: one fork, 5 x 3 s warm-up, 3 x 3 s measured).
+# LATENCY_OPTS overrides the latency pass's settings (default: one fork, 2 x 3 s warm-up, 2 x 3 s measured;
+#   -bm sample -tu us are always added).
+# QUICK=1: a smoke run of everything (both passes -f 1 -wi 1 -w 1s -i 1 -r 1s, wrk -d3s): checks the harness,
+#   its figures mean nothing.
+# Whole run on 2 cores: about 35 minutes (46 throughput rows, 14 of them start a 3-JVM cluster; 16 latency rows).
 # Needs redis-server and wrk on the PATH (Debian: apt-get install -y redis-server wrk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 suffix="${GRIDLIMIT_BUILD_SUFFIX:-}"
 jar="bench/target${suffix}/benchmarks.jar"
 out="${1:-bench/results}"
-opts="${JMH_OPTS:--f 1 -wi 3 -w 2s -i 3 -r 3s}"
+if [ "${QUICK:-0}" = 1 ]; then
+  opts="${JMH_OPTS:--f 1 -wi 1 -w 1s -i 1 -r 1s}"
+  latency_opts="${LATENCY_OPTS:--f 1 -wi 1 -w 1s -i 1 -r 1s}"
+  export WRK_OPTS="${WRK_OPTS:--t2 -c64 -d3s}"
+else
+  opts="${JMH_OPTS:--f 1 -wi 5 -w 3s -i 3 -r 3s}"
+  latency_opts="${LATENCY_OPTS:--f 1 -wi 2 -w 3s -i 2 -r 3s}"
+fi
+# the synchronous rows of the latency pass (JMH include patterns; ClusterBenchmark's default params give
+# members-3 and client-3 at sync backup)
+latency_rows=('GridFloorBenchmark\.executeOnKey$' 'GridLimitBenchmark\.tryAcquire$' 'Bucket4jBenchmark\.tryConsume$'
+  'RedisBenchmark\.luaSlidingWindow$' 'InProcessBenchmark\.tryAcquire$'
+  'ClusterBenchmark\.(gridLimitTryAcquire|floorExecuteOnKey|bucket4jTryConsume)$')
 flags="--add-modules=java.se --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.management/sun.management=ALL-UNNAMED --add-opens=jdk.management/com.sun.management.internal=ALL-UNNAMED"
 
 mvn -q -B -DskipTests "-Dgridlimit.buildSuffix=${suffix}" -pl bench,micronaut-app -am package
 mkdir -p "$out"
+rm -rf "$out/latency" "$out/cluster-logs"
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "git HEAD: $(git rev-parse --short HEAD) (working tree may differ: $(git status --short grid-core bench | wc -l) changed files in grid-core/bench)"
@@ -27,12 +50,17 @@ mkdir -p "$out"
   echo "memory: $(free -g | awk '/^Mem:/ {print $2 " GiB"}')"
   echo "java: $(java -version 2>&1 | tr '\n' ' ')"
   echo "redis: $(redis-server --version)"
-  echo "command: java -jar $jar $opts -rf csv -rff $out/results.csv"
+  echo "command: java -Dgridlimit.bench.out=$out -jar $jar $opts -rf csv -rff $out/results.csv"
+  echo "latency command: java -Dgridlimit.bench.out=$out -jar $jar ${latency_rows[*]} $latency_opts -bm sample -tu us -rf csv -rff $out/latency-sample.csv"
   echo "uptime before: $(uptime)"
 } > "$out/machine.txt"
 # shellcheck disable=SC2086 # opts is a list of JMH options
-java -jar "$jar" $opts -rf csv -rff "$out/results.csv" > "$out/jmh.log" 2>&1
+java "-Dgridlimit.bench.out=$out" -jar "$jar" $opts -rf csv -rff "$out/results.csv" > "$out/jmh.log" 2>&1
 echo "uptime after JMH: $(uptime)" >> "$out/machine.txt"
+# shellcheck disable=SC2086 # latency_opts is a list of JMH options
+java "-Dgridlimit.bench.out=$out" -jar "$jar" "${latency_rows[@]}" $latency_opts -bm sample -tu us \
+  -rf csv -rff "$out/latency-sample.csv" > "$out/jmh-latency.log" 2>&1
+echo "uptime after the latency pass: $(uptime)" >> "$out/machine.txt"
 # shellcheck disable=SC2086 # flags is a list of JVM options
 java $flags -cp "$jar" io.gridlimit.bench.RaceCheck 2> "$out/race.err" | grep '^|' > "$out/race.md"
 # shellcheck disable=SC2086
@@ -42,5 +70,8 @@ bench/http.sh "$out" > /dev/null
 echo "uptime after: $(uptime)" >> "$out/machine.txt"
 java -cp "$jar" io.gridlimit.bench.ResultsTable "$out/results.csv" "$out/jmh.log" > "$out/table.md"
 java -cp "$jar" io.gridlimit.bench.ChartSvg "$out/results.csv" "$out/chart.svg"
+java -cp "$jar" io.gridlimit.bench.LatencyTable "$out/latency-sample.csv" "$out/latency" > "$out/latency.md"
 grep '^\[hot-key' "$out/jmh.log" > "$out/hotkey-admitted.txt" || true
-cat "$out/table.md" "$out/race.md" "$out/state.md" "$out/http.md" "$out/machine.txt"
+leftover="$(pgrep -f io.gridlimit.bench.BenchClusterMember || true)"
+[ -z "$leftover" ] || echo "WARNING: cluster member JVMs still running: $leftover" >> "$out/machine.txt"
+cat "$out/table.md" "$out/latency.md" "$out/race.md" "$out/state.md" "$out/http.md" "$out/machine.txt"

@@ -2,6 +2,7 @@ package io.gridlimit.bench;
 
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
@@ -12,6 +13,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.util.List;
 import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -55,6 +57,9 @@ public final class BenchMember {
      */
     public static final String COMMON_POOL_2 = "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2";
 
+    /** The map configuration name covering Bucket4j's maps ({@link Bucket4jBenchmark#MAP}) in cluster configs. */
+    public static final String BUCKET4J_MAPS = "bucket4j.*";
+
     /** Held so the level set on it is not lost when the JUL logger is collected. */
     private static final Logger HAZELCAST_LOGGER = Logger.getLogger("com.hazelcast");
 
@@ -68,22 +73,74 @@ public final class BenchMember {
      * @throws UncheckedIOException if no free port can be found
      */
     public static Config config() {
+        Config config = base("gridlimit-bench-" + UUID.randomUUID(), freePort());
+        config.getNetworkConfig().getJoin().getTcpIpConfig().addMember("127.0.0.1");
+        // GridLimit's serialization, the gridlimit.* map config (BINARY, 1 sync backup: none on one member) and
+        // decisions reading cluster time, as in production
+        return GridLimitHazelcast.configure(config);
+    }
+
+    /**
+     * Builds the configuration of one member of a multi-member benchmark cluster ({@link BenchCluster}): the
+     * same serialization, properties and network settings as {@link #config()}, a TCP-IP member list of exactly
+     * the given loopback ports, and the backup mode set on GridLimit's {@code gridlimit.*} maps (through
+     * {@link BackupMode#gridLimitMapConfig()}, so merge policy, eviction bound and state-loss listener stay
+     * GridLimit's) and on Bucket4j's {@value #BUCKET4J_MAPS}. Every member of one cluster must be built with the
+     * same cluster name, ports and mode.
+     *
+     * @param clusterName the cluster name, unique per trial
+     * @param port this member's port, one of {@code memberPorts}
+     * @param memberPorts the loopback ports of all members
+     * @param backups the backup mode of every benchmark map
+     * @return a new configuration, never null
+     * @throws IllegalArgumentException if {@code port} is not among {@code memberPorts} or a port is outside
+     *     [1, 65535]
+     */
+    public static Config clusterConfig(String clusterName, int port, List<Integer> memberPorts, BackupMode backups) {
+        if (!memberPorts.contains(port)) {
+            throw new IllegalArgumentException("port " + port + " is not among the member ports " + memberPorts);
+        }
+        Config config = base(clusterName, port);
+        // members start together: 1 s (default 5 s) to find each other before one claims mastership
+        config.setProperty("hazelcast.wait.seconds.before.join", "1");
+        config.setProperty("hazelcast.max.wait.seconds.before.join", "5");
+        for (int memberPort : memberPorts) {
+            if (memberPort < 1 || memberPort > 65_535) {
+                throw new IllegalArgumentException("member port must be in [1, 65535], got " + memberPort);
+            }
+            config.getNetworkConfig().getJoin().getTcpIpConfig().addMember("127.0.0.1:" + memberPort);
+        }
+        config.addMapConfig(backups.gridLimitMapConfig());
+        config.addMapConfig(backups.applyTo(new MapConfig(BUCKET4J_MAPS)));
+        // keeps the gridlimit.* map config above (configure adds its default only when none is present)
+        return GridLimitHazelcast.configure(config);
+    }
+
+    /**
+     * The JVM flags every grid JVM gets ({@link #ADD_MODULES} and the {@code --add-exports/--add-opens} after it).
+     *
+     * @return an immutable list, never null
+     */
+    public static List<String> jvmFlags() {
+        return List.of(ADD_MODULES, EXPORT_REF, OPEN_LANG, OPEN_NIO, OPEN_MANAGEMENT, OPEN_MANAGEMENT_INTERNAL);
+    }
+
+    /** Cluster name, properties, loopback network with TCP-IP join (no members yet) and the peers' serializers. */
+    private static Config base(String clusterName, int port) {
         Config config = new Config();
-        config.setClusterName("gridlimit-bench-" + UUID.randomUUID());
+        config.setClusterName(clusterName);
         config.setProperty("hazelcast.phone.home.enabled", "false");
         config.setProperty("hazelcast.logging.type", "jdk");
         NetworkConfig network = config.getNetworkConfig();
-        network.setPort(freePort()).setPortAutoIncrement(false);
+        network.setPort(port).setPortAutoIncrement(false);
         network.getInterfaces().setEnabled(true).addInterface("127.0.0.1");
         JoinConfig join = network.getJoin();
         join.getMulticastConfig().setEnabled(false);
         join.getAutoDetectionConfig().setEnabled(false);
-        join.getTcpIpConfig().setEnabled(true).addMember("127.0.0.1");
+        join.getTcpIpConfig().setEnabled(true);
         config.getSerializationConfig().addDataSerializableFactory(NoOpProcessor.FACTORY_ID, NoOpProcessor.FACTORY);
         HazelcastProxyManager.addCustomSerializers(config.getSerializationConfig(), BUCKET4J_TYPE_ID_BASE);
-        // GridLimit's serialization, the gridlimit.* map config (BINARY, 1 sync backup: none on one member) and
-        // decisions reading cluster time, as in production
-        return GridLimitHazelcast.configure(config);
+        return config;
     }
 
     /**
@@ -92,12 +149,27 @@ public final class BenchMember {
      * @return the running member, never null; shut it down in {@code @TearDown}
      */
     public static HazelcastInstance start() {
-        System.setProperty("hazelcast.logging.type", "jdk");
-        HAZELCAST_LOGGER.setLevel(Level.WARNING);
+        logHazelcastAt(Level.WARNING);
         return Hazelcast.newHazelcastInstance(config());
     }
 
-    private static int freePort() {
+    /**
+     * Sends Hazelcast's logging through JUL at the given level (WARNING in a JMH fork, whose output is JMH's).
+     *
+     * @param level the lowest level logged
+     */
+    public static void logHazelcastAt(Level level) {
+        System.setProperty("hazelcast.logging.type", "jdk");
+        HAZELCAST_LOGGER.setLevel(level);
+    }
+
+    /**
+     * Returns a loopback port that was free a moment ago (another process may take it before it is bound).
+     *
+     * @return a port in [1, 65535]
+     * @throws UncheckedIOException if no free port can be found
+     */
+    static int freePort() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         } catch (IOException e) {

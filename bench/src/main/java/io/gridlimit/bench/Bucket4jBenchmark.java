@@ -66,21 +66,52 @@ public class Bucket4jBenchmark {
      */
     @Setup(Level.Trial)
     public void setUp(EmbeddedMember member) {
-        IMap<String, byte[]> map = member.instance().getMap(MAP);
-        HazelcastProxyManager<String> proxyManager = Bucket4jHazelcast.entryProcessorBasedBuilder(map)
-                .expirationAfterWrite(
-                        ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(1)))
-                .build();
-        BucketConfiguration configuration = BucketConfiguration.builder()
-                .addLimit(limit -> limit.capacity(BenchPolicies.RATE_PER_SECOND)
-                        .refillGreedy(BenchPolicies.RATE_PER_SECOND, BenchPolicies.BUCKET4J_EQUIVALENT))
-                .build();
+        HazelcastProxyManager<String> proxyManager = proxyManager(member.instance().getMap(MAP));
+        BucketConfiguration configuration = configuration();
         buckets = new BucketProxy[BenchKeys.COUNT];
         asyncBuckets = new AsyncBucketProxy[BenchKeys.COUNT];
         for (int i = 0; i < BenchKeys.COUNT; i++) {
             buckets[i] = proxyManager.builder().build(BenchKeys.get(i), () -> configuration);
             asyncBuckets[i] = proxyManager.asAsync().builder().build(BenchKeys.get(i), configuration);
         }
+    }
+
+    /**
+     * Bucket4j's EntryProcessor-based proxy manager on a map, entries expiring after the time to refill plus 1 s
+     * (as every Bucket4j row of the bench uses it).
+     *
+     * @param map the buckets' map (a member's or a client's proxy)
+     * @return a new proxy manager, never null
+     */
+    static HazelcastProxyManager<String> proxyManager(IMap<String, byte[]> map) {
+        return Bucket4jHazelcast.entryProcessorBasedBuilder(map)
+                .expirationAfterWrite(
+                        ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(1)))
+                .build();
+    }
+
+    /** @return the bandwidth equal to GridLimit's {@code token-bucket} policy: capacity 100, greedy 100 per 1 s */
+    static BucketConfiguration configuration() {
+        return BucketConfiguration.builder()
+                .addLimit(limit -> limit.capacity(BenchPolicies.RATE_PER_SECOND)
+                        .refillGreedy(BenchPolicies.RATE_PER_SECOND, BenchPolicies.BUCKET4J_EQUIVALENT))
+                .build();
+    }
+
+    /**
+     * One synchronous proxy per benchmark key ({@link BenchKeys#get}), built up front: proxies are reusable.
+     *
+     * @param map the buckets' map (a member's or a client's proxy)
+     * @return {@value BenchKeys#COUNT} proxies, index = key number
+     */
+    static BucketProxy[] syncProxies(IMap<String, byte[]> map) {
+        HazelcastProxyManager<String> proxyManager = proxyManager(map);
+        BucketConfiguration configuration = configuration();
+        BucketProxy[] proxies = new BucketProxy[BenchKeys.COUNT];
+        for (int i = 0; i < BenchKeys.COUNT; i++) {
+            proxies[i] = proxyManager.builder().build(BenchKeys.get(i), () -> configuration);
+        }
+        return proxies;
     }
 
     /**

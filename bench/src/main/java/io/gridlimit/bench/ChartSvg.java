@@ -11,7 +11,9 @@ import java.util.Locale;
 /**
  * Writes the chart of one run as SVG (no plotting library needed): one horizontal bar per grid-level JMH row of
  * the CSV (the pure-function {@code AlgorithmBenchmark} rows are left out: they run without a grid), decisions per
- * second on a log10 axis, bars coloured by family (GridLimit, no-op floor, Bucket4j, Redis, in-process ceiling).
+ * second on a log10 axis, bars coloured by family (GridLimit, no-op floor, Bucket4j, Redis, in-process ceiling),
+ * whatever the topology: the three-member rows ({@link ClusterBenchmark}, {@link ClusterBackupsBenchmark}) carry
+ * their {@code topology} and {@code backups} in the label.
  *
  * <p>{@code java -cp bench/target/benchmarks.jar io.gridlimit.bench.ChartSvg results.csv chart.svg}
  */
@@ -59,15 +61,18 @@ public final class ChartSvg {
         }
         double minLog = 2; // 100/s
         double maxLog = Math.ceil(Math.log10(values.stream().mapToDouble(v -> v).max().orElse(1e6)));
-        int height = 60 + labels.size() * (BAR + GAP) + 40;
+        int height = 76 + labels.size() * (BAR + GAP) + 40;
         int width = LABEL + PLOT + 120;
         StringBuilder svg = new StringBuilder();
         svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                 + "font-family=\"sans-serif\" font-size=\"11\">%n", width, height));
         svg.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
         svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"20\" font-size=\"14\" font-weight=\"bold\">"
-                + "Decisions per second, one run, one embedded member, 4 caller threads (log scale)</text>%n", 10));
-        int top = 40;
+                + "Decisions per second, one run, 4 caller threads (log scale)</text>%n", 10));
+        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"38\">One embedded member in the JMH fork unless"
+                + " the label says topology=members-3 (3 member JVMs, the fork one of them) or client-3 (a client"
+                + " of 3 member JVMs); all on the same 2 cores.</text>%n", 10));
+        int top = 56;
         for (double l = minLog; l <= maxLog; l++) {
             double x = LABEL + (l - minLog) / (maxLog - minLog) * PLOT;
             svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>%n",
@@ -91,13 +96,14 @@ public final class ChartSvg {
     }
 
     private static String colour(String label) {
-        if (label.startsWith("GridLimit") || label.startsWith("HotKey")) {
+        String method = label.contains(".") ? label.substring(label.indexOf('.') + 1) : label;
+        if (label.startsWith("GridLimit") || label.startsWith("HotKey") || method.startsWith("gridLimit")) {
             return "#2b7bba";
         }
-        if (label.startsWith("GridFloor")) {
+        if (label.startsWith("GridFloor") || method.startsWith("floor")) {
             return "#999999";
         }
-        if (label.startsWith("Bucket4j")) {
+        if (label.startsWith("Bucket4j") || method.startsWith("bucket4j")) {
             return "#e6862a";
         }
         if (label.startsWith("Redis")) {

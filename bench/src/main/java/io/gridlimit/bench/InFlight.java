@@ -2,6 +2,7 @@ package io.gridlimit.bench;
 
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
@@ -17,7 +18,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * are still in flight when an iteration ends, and they are waited for before the next one starts.
  *
  * <p>A failed decision is kept and rethrown at the end of the iteration, so a broken path cannot pass for a
- * fast one. Per JMH thread ({@link Scope#Thread}); {@link #track} may be completed from any thread.
+ * fast one. Each decision's latency from submission to completion goes to the trial's {@link AsyncLatency}
+ * (measured iterations only): two {@code System.nanoTime()} reads and one histogram update per decision, which
+ * every asynchronous row, peers included, pays alike. Per JMH thread ({@link Scope#Thread}); {@link #track} may
+ * be completed from any thread.
  */
 @State(Scope.Thread)
 public class InFlight {
@@ -28,10 +32,26 @@ public class InFlight {
 
     private final Semaphore permits = new Semaphore(PERMITS);
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private AsyncLatency latency;
+    private long startNanos = -1;
 
-    /** Blocks until a decision may be submitted. Call before submitting, then pass the stage to {@link #track}. */
+    /**
+     * Connects this thread's permits to the trial's latency recorder.
+     *
+     * @param trialLatency the trial's recorder
+     */
+    @Setup(Level.Trial)
+    public void attach(AsyncLatency trialLatency) {
+        this.latency = trialLatency;
+    }
+
+    /**
+     * Blocks until a decision may be submitted, then starts its latency clock. Call just before submitting, then
+     * pass the stage to {@link #track} (or call {@link #release} if the submission throws).
+     */
     public void acquire() {
         permits.acquireUninterruptibly();
+        startNanos = latency == null ? -1 : latency.submitting();
     }
 
     /**
@@ -45,9 +65,14 @@ public class InFlight {
      * @return {@code stage}, for the benchmark to return to JMH
      */
     public <T> CompletionStage<T> track(CompletionStage<T> stage) {
+        long start = startNanos;
+        AsyncLatency recorder = latency;
         stage.whenCompleteAsync((result, error) -> {
             if (error != null) {
                 failure.compareAndSet(null, error);
+            }
+            if (recorder != null) {
+                recorder.completed(start, error != null);
             }
             permits.release();
         }, DIRECT);
@@ -58,6 +83,9 @@ public class InFlight {
      * Returns the permit of a decision whose submission threw.
      */
     public void release() {
+        if (latency != null) {
+            latency.abandoned();
+        }
         permits.release();
     }
 
