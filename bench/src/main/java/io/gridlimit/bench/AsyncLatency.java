@@ -48,6 +48,9 @@ public class AsyncLatency {
     /** File name suffix of the files. */
     public static final String SUFFIX = ".hlat";
 
+    /** How long a teardown waits for the trial's decisions in flight, in milliseconds. */
+    public static final long QUIET_WAIT_MILLIS = 30_000;
+
     private final Histogram histogram = new ConcurrentHistogram(3);
     private final LongAdder pending = new LongAdder();
     private volatile boolean measuring;
@@ -104,21 +107,38 @@ public class AsyncLatency {
     }
 
     /**
+     * Waits until every submitted decision of the trial has completed. JMH runs a trial's teardown on the first
+     * benchmark thread done with its last iteration, while other threads may still be draining their
+     * {@link InFlight}; whatever stops the grid (a member, a cluster) calls this first, so that no decision still
+     * in flight fails on a stopped instance. No thread submits after the last iteration, so the count only falls.
+     *
+     * @param timeoutMillis how long to wait at most, in milliseconds
+     * @return true when nothing is in flight, false on timeout or interruption
+     */
+    public boolean awaitQuiet(long timeoutMillis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (pending.sum() > 0) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * Waits for the decisions still in flight and writes the trial's file.
      *
      * @throws UncheckedIOException if the file cannot be written
      */
     @TearDown(Level.Trial)
     public void endTrial() {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (pending.sum() > 0 && System.nanoTime() - deadline < 0) {
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
+        awaitQuiet(QUIET_WAIT_MILLIS);
         if (params == null || histogram.getTotalCount() == 0) {
             return;
         }

@@ -53,20 +53,25 @@ public class ClusterBackupsBenchmark {
     public String backups;
 
     private ClusterRows rows;
+    private AsyncLatency latency;
 
     /**
      * Starts the cluster and the rows' objects.
      *
      * @param params the trial's parameters (for the member log names)
+     * @param trialLatency the trial's count of asynchronous decisions in flight, waited for before teardown
      */
     @Setup(Level.Trial)
-    public void setUp(BenchmarkParams params) {
+    public void setUp(BenchmarkParams params, AsyncLatency trialLatency) {
+        latency = trialLatency;
         rows = ClusterRows.start(params, topology, backups);
     }
 
-    /** Stops the limiter, the fork's member and the child JVMs. */
+    /** Once no asynchronous decision is in flight, stops the limiter, the fork's member and the child JVMs. */
     @TearDown(Level.Trial)
     public void tearDown() {
+        // JMH runs this on the first thread done with the last iteration; others may still drain decisions
+        latency.awaitQuiet(AsyncLatency.QUIET_WAIT_MILLIS);
         if (rows != null) {
             rows.close();
             rows = null;

@@ -17,16 +17,28 @@ import org.openjdk.jmh.annotations.TearDown;
 @State(Scope.Benchmark)
 public class EmbeddedMember {
     private HazelcastInstance instance;
+    private AsyncLatency latency;
 
-    /** Starts the member. */
+    /**
+     * Starts the member.
+     *
+     * @param trialLatency the trial's count of asynchronous decisions in flight, waited for before the member stops
+     */
     @Setup(Level.Trial)
-    public void start() {
+    public void start(AsyncLatency trialLatency) {
+        latency = trialLatency;
         instance = BenchMember.start();
     }
 
-    /** Shuts the member down. */
+    /**
+     * Shuts the member down, once the trial's asynchronous decisions still in flight completed (JMH may run this
+     * while other benchmark threads still drain theirs; see {@link AsyncLatency#awaitQuiet}).
+     */
     @TearDown(Level.Trial)
     public void stop() {
+        if (latency != null) {
+            latency.awaitQuiet(AsyncLatency.QUIET_WAIT_MILLIS);
+        }
         if (instance != null) {
             instance.shutdown();
         }
