@@ -15,9 +15,17 @@
 # JMH_OPTS overrides the throughput pass's settings (default: one fork, 5 x 3 s warm-up, 3 x 3 s measured).
 # LATENCY_OPTS overrides the latency pass's settings (default: one fork, 2 x 3 s warm-up, 2 x 3 s measured;
 #   -bm sample -tu us are always added).
-# QUICK=1: a smoke run of everything (both passes -f 1 -wi 1 -w 1s -i 1 -r 1s, wrk -d3s): checks the harness,
-#   its figures mean nothing.
-# Whole run on 2 cores: about 35 minutes (46 throughput rows, 14 of them start a 3-JVM cluster; 16 latency rows).
+# CLUSTER_WARMUP_SECONDS: seconds each three-member trial runs its own call on 32 threads before JMH's warm-up, so
+#   the child JVMs' JIT catches up (default 10; without it a members-3 sync row still climbed through all 8
+#   iterations in a smoke run); not measured.
+# QUICK=1: a smoke run of everything (both passes -f 1 -wi 1 -w 1s -i 1 -r 1s, http.sh with wrk -d3s after a 2 s
+#   warm-up, no cluster pre-warm-up; JMH_OPTS, LATENCY_OPTS, WRK_OPTS, WARMUP_SECONDS, CLUSTER_WARMUP_SECONDS still
+#   override): checks the harness, its figures
+#   mean nothing.
+# Whole run on 2 cores, estimated: about 39 minutes (throughput: 32 embedded rows x (24 s + ~4 s start-up) ~15 min,
+#   14 three-member rows x (24 s + ~11 s cluster formation + 10 s pre-warm-up + ~3 s) ~11 min; latency: 10 + 6 such
+#   rows with 12 s of iterations ~6.5 min; race and state size ~0.5 min; http.sh ~4.5 min; build ~1.5 min);
+#   CLUSTER_WARMUP_SECONDS=0 saves ~3.5 min.
 # Needs redis-server and wrk on the PATH (Debian: apt-get install -y redis-server wrk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,10 +36,15 @@ if [ "${QUICK:-0}" = 1 ]; then
   opts="${JMH_OPTS:--f 1 -wi 1 -w 1s -i 1 -r 1s}"
   latency_opts="${LATENCY_OPTS:--f 1 -wi 1 -w 1s -i 1 -r 1s}"
   export WRK_OPTS="${WRK_OPTS:--t2 -c64 -d3s}"
+  export WARMUP_SECONDS="${WARMUP_SECONDS:-2}"
+  cluster_warmup="${CLUSTER_WARMUP_SECONDS:-0}"
 else
   opts="${JMH_OPTS:--f 1 -wi 5 -w 3s -i 3 -r 3s}"
   latency_opts="${LATENCY_OPTS:--f 1 -wi 2 -w 3s -i 2 -r 3s}"
+  cluster_warmup="${CLUSTER_WARMUP_SECONDS:-10}"
 fi
+# JMH forks inherit the host JVM's -D options: the side-file directory and the cluster pre-warm-up
+jvm_props=("-Dgridlimit.bench.out=$out" "-Dgridlimit.bench.clusterWarmupSeconds=$cluster_warmup")
 # the synchronous rows of the latency pass (JMH include patterns; ClusterBenchmark's default params give
 # members-3 and client-3 at sync backup)
 latency_rows=('GridFloorBenchmark\.executeOnKey$' 'GridLimitBenchmark\.tryAcquire$' 'Bucket4jBenchmark\.tryConsume$'
@@ -50,15 +63,15 @@ rm -rf "$out/latency" "$out/cluster-logs"
   echo "memory: $(free -g | awk '/^Mem:/ {print $2 " GiB"}')"
   echo "java: $(java -version 2>&1 | tr '\n' ' ')"
   echo "redis: $(redis-server --version)"
-  echo "command: java -Dgridlimit.bench.out=$out -jar $jar $opts -rf csv -rff $out/results.csv"
-  echo "latency command: java -Dgridlimit.bench.out=$out -jar $jar ${latency_rows[*]} $latency_opts -bm sample -tu us -rf csv -rff $out/latency-sample.csv"
+  echo "command: java ${jvm_props[*]} -jar $jar $opts -rf csv -rff $out/results.csv"
+  echo "latency command: java ${jvm_props[*]} -jar $jar ${latency_rows[*]} $latency_opts -bm sample -tu us -rf csv -rff $out/latency-sample.csv"
   echo "uptime before: $(uptime)"
 } > "$out/machine.txt"
 # shellcheck disable=SC2086 # opts is a list of JMH options
-java "-Dgridlimit.bench.out=$out" -jar "$jar" $opts -rf csv -rff "$out/results.csv" > "$out/jmh.log" 2>&1
+java "${jvm_props[@]}" -jar "$jar" $opts -rf csv -rff "$out/results.csv" > "$out/jmh.log" 2>&1
 echo "uptime after JMH: $(uptime)" >> "$out/machine.txt"
 # shellcheck disable=SC2086 # latency_opts is a list of JMH options
-java "-Dgridlimit.bench.out=$out" -jar "$jar" "${latency_rows[@]}" $latency_opts -bm sample -tu us \
+java "${jvm_props[@]}" -jar "$jar" "${latency_rows[@]}" $latency_opts -bm sample -tu us \
   -rf csv -rff "$out/latency-sample.csv" > "$out/jmh-latency.log" 2>&1
 echo "uptime after the latency pass: $(uptime)" >> "$out/machine.txt"
 # shellcheck disable=SC2086 # flags is a list of JVM options

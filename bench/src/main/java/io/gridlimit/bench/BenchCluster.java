@@ -49,6 +49,9 @@ import java.util.logging.Level;
  * {@link #close()} (the trial's teardown), by a failed {@link #start} itself, and by a JVM shutdown hook for
  * every child still alive; a child also stops by itself when its standard input, a pipe from this JVM, closes.
  *
+ * <p>Three member JVMs plus the load driver on a 2-core machine oversubscribe the CPU: figures measured on such a
+ * cluster compare only with each other.
+ *
  * <p>Not thread-safe: start and close from JMH {@code @Setup}/{@code @TearDown} only; {@link #instance()} may be
  * used by any thread.
  */
@@ -57,6 +60,9 @@ public final class BenchCluster implements AutoCloseable {
     public static final int MEMBERS = 3;
     /** Heap of each child member JVM. */
     public static final String CHILD_HEAP = "-Xmx512m";
+    /** One line per log record with a millisecond timestamp, in the child members' log files. */
+    static final String LOG_FORMAT =
+            "-Djava.util.logging.SimpleFormatter.format=%1$tT.%1$tL %4$s %3$s: %5$s%6$s%n";
     /** How long {@link #start} waits for the cluster to form. */
     public static final Duration FORM_TIMEOUT = Duration.ofSeconds(120);
     /** How long {@link #close()} waits for a child to exit after its input closed, before killing it. */
@@ -137,6 +143,7 @@ public final class BenchCluster implements AutoCloseable {
             List<String> command = new ArrayList<>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.add(CHILD_HEAP);
+            command.add(LOG_FORMAT);
             command.addAll(BenchMember.jvmFlags());
             command.add("-cp");
             command.add(classPath());

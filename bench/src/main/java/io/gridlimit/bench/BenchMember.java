@@ -101,9 +101,10 @@ public final class BenchMember {
             throw new IllegalArgumentException("port " + port + " is not among the member ports " + memberPorts);
         }
         Config config = base(clusterName, port);
-        // members start together: 1 s (default 5 s) to find each other before one claims mastership
+        // members start together: the master waits 1 s (default 5 s) for more join requests, 2 s at most (default
+        // 20 s); a member that misses the window joins the formed cluster a moment later
         config.setProperty("hazelcast.wait.seconds.before.join", "1");
-        config.setProperty("hazelcast.max.wait.seconds.before.join", "5");
+        config.setProperty("hazelcast.max.wait.seconds.before.join", "2");
         for (int memberPort : memberPorts) {
             if (memberPort < 1 || memberPort > 65_535) {
                 throw new IllegalArgumentException("member port must be in [1, 65535], got " + memberPort);

@@ -55,8 +55,9 @@ public final class ChartSvg {
             if (benchmark.startsWith("AlgorithmBenchmark")) {
                 continue;
             }
-            String p = ResultsTable.label(header, row, params);
-            labels.add(benchmark + (p.isEmpty() ? "" : " (" + p + ")"));
+            // short labels: "Benchmark" dropped from class names, the topology as its value alone
+            String p = ResultsTable.label(header, row, params).replace("topology=", "");
+            labels.add(benchmark.replace("Benchmark.", ".") + (p.isEmpty() ? "" : " (" + p + ")"));
             values.add(Double.parseDouble(row.get(score)));
         }
         double minLog = 2; // 100/s
@@ -69,9 +70,9 @@ public final class ChartSvg {
         svg.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
         svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"20\" font-size=\"14\" font-weight=\"bold\">"
                 + "Decisions per second, one run, 4 caller threads (log scale)</text>%n", 10));
-        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"38\">One embedded member in the JMH fork unless"
-                + " the label says topology=members-3 (3 member JVMs, the fork one of them) or client-3 (a client"
-                + " of 3 member JVMs); all on the same 2 cores.</text>%n", 10));
+        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"38\">Grid rows: one embedded member in the fork,"
+                + " unless members-3 (the fork + 2 member JVMs) or client-3 (a client of 3 member JVMs);"
+                + " all on the same cores.</text>%n", 10));
         int top = 56;
         for (double l = minLog; l <= maxLog; l++) {
             double x = LABEL + (l - minLog) / (maxLog - minLog) * PLOT;

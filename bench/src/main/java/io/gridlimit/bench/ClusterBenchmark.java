@@ -37,6 +37,10 @@ import java.util.concurrent.TimeUnit;
  * its own cluster (a unique cluster name, free ports) and stops it; member logs go to
  * {@code <gridlimit.bench.out>/cluster-logs/}.
  *
+ * <p>Before JMH's warm-up each trial runs its own call on 32 threads for 10 s (system property
+ * {@code gridlimit.bench.clusterWarmupSeconds}, inherited by the forks; {@code bench/run.sh} sets it from
+ * {@code CLUSTER_WARMUP_SECONDS}) so that the child JVMs' JIT catches up; that time is not measured.
+ *
  * <p><b>Caveat:</b> 3 member JVMs plus the load driver on a 2-core machine oversubscribe the CPU: these rows
  * measure contention for 2 cores as much as the network hop, and compare only with each other.
  *

@@ -9,6 +9,8 @@ import io.gridlimit.grid.GridLimitHazelcast;
 import io.gridlimit.grid.HazelcastRateLimiter;
 import org.openjdk.jmh.infra.BenchmarkParams;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
@@ -28,6 +30,12 @@ import java.util.concurrent.atomic.AtomicReference;
 final class ClusterRows implements AutoCloseable {
     /** Pre-population decisions in flight at once. */
     private static final int PREFILL_IN_FLIGHT = 256;
+    /** System property: seconds of the cluster pre-warm-up ({@link #prewarm}); default {@value #PREWARM_SECONDS}. */
+    static final String PREWARM_PROPERTY = "gridlimit.bench.clusterWarmupSeconds";
+    /** Default seconds of the cluster pre-warm-up. */
+    static final int PREWARM_SECONDS = 10;
+    /** Threads of the cluster pre-warm-up. */
+    static final int PREWARM_THREADS = 32;
 
     private final BenchCluster cluster;
     private final HazelcastRateLimiter limiter;
@@ -65,7 +73,9 @@ final class ClusterRows implements AutoCloseable {
         HazelcastRateLimiter limiter = null;
         try {
             limiter = HazelcastRateLimiter.create(cluster.instance());
-            return new ClusterRows(cluster, limiter);
+            ClusterRows rows = new ClusterRows(cluster, limiter);
+            rows.prewarm(benchmark.substring(benchmark.lastIndexOf('.') + 1), prewarmSeconds());
+            return rows;
         } catch (RuntimeException | Error e) {
             if (limiter != null) {
                 limiter.close();
@@ -73,6 +83,74 @@ final class ClusterRows implements AutoCloseable {
             cluster.close();
             throw e;
         }
+    }
+
+    /**
+     * Warms the cluster's JVMs before JMH's warm-up: {@value #PREWARM_THREADS} threads run the trial's own call
+     * (the async row's call waits for each decision) for the given time. JMH's warm-up iterations warm the fork,
+     * but the child members see only their share of a slow synchronous row's calls, so their JIT lags: a smoke run
+     * of {@code members-3} {@code gridLimitTryAcquire} still climbed from 1.5 k to 9.4 k/s over 5 x 3 s warm-up and
+     * 3 x 3 s measured iterations without this. Not measured by JMH.
+     *
+     * @param method the benchmark method of the trial
+     * @param seconds how long, 0 for none
+     */
+    private void prewarm(String method, int seconds) {
+        if (seconds <= 0) {
+            return;
+        }
+        Runnable call = switch (method) {
+            case "gridLimitTryAcquire" -> this::tryAcquire;
+            case "gridLimitTryAcquireAsync" ->
+                () -> limiter.tryAcquireAsync(policy, BenchKeys.next(), 1).toCompletableFuture().join();
+            case "floorExecuteOnKey" -> this::floorExecuteOnKey;
+            case "bucket4jTryConsume" -> this::bucket4jTryConsume;
+            default -> throw new IllegalArgumentException("no cluster row named '" + method + "'");
+        };
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(seconds);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < PREWARM_THREADS; t++) {
+            Thread thread = new Thread(() -> {
+                try {
+                    while (System.nanoTime() - deadline < 0 && failure.get() == null) {
+                        call.run();
+                    }
+                } catch (RuntimeException e) {
+                    failure.compareAndSet(null, e);
+                }
+            }, "cluster-prewarm-" + t);
+            thread.start();
+            threads.add(thread);
+        }
+        for (Thread thread : threads) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted during the cluster pre-warm-up", e);
+            }
+        }
+        if (failure.get() != null) {
+            throw new IllegalStateException("cluster pre-warm-up of " + method + " failed", failure.get());
+        }
+    }
+
+    /** @return {@value #PREWARM_PROPERTY}, else {@value #PREWARM_SECONDS} */
+    static int prewarmSeconds() {
+        String value = System.getProperty(PREWARM_PROPERTY);
+        if (value == null || value.isBlank()) {
+            return PREWARM_SECONDS;
+        }
+        try {
+            int seconds = Integer.parseInt(value.trim());
+            if (seconds >= 0 && seconds <= 600) {
+                return seconds;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(PREWARM_PROPERTY + " must be an integer in [0, 600], got '" + value + "'");
     }
 
     /** One decision per key, at most {@value #PREFILL_IN_FLIGHT} in flight; fails on the first failed one. */
