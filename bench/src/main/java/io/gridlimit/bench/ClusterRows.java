@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * carries a TTL of 10 ms, so the floor, like the embedded one, meets live and expired records alike, and its map's
  * size is not checked here: members expire entries in the background, so it is any number up to the key count) and
  * one Bucket4j proxy per key ({@link Bucket4jBenchmark#syncProxies}, same bandwidth as the token bucket, on
- * {@link Bucket4jBenchmark#MAP}). Keys and calls are those of the embedded rows. Thread-safe once started.
+ * {@link Bucket4jBenchmark#MAP}). Keys and calls are those of the embedded rows. Before returning, {@link #start}
+ * runs the trial's own call for a while ({@link #prewarm}). Thread-safe once started.
  */
 final class ClusterRows implements AutoCloseable {
     /** Pre-population decisions in flight at once. */
@@ -56,7 +57,7 @@ final class ClusterRows implements AutoCloseable {
     /**
      * Starts the cluster and the rows' objects; on failure everything started is stopped again.
      *
-     * @param params the trial's JMH parameters (for the log file names)
+     * @param params the trial's JMH parameters (the log file names and the pre-warm-up's call)
      * @param topology {@code members-3} or {@code client-3}
      * @param backups {@code sync}, {@code async} or {@code none}
      * @return the started rows, never null
