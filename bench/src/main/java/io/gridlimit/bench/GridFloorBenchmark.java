@@ -37,6 +37,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@link #invocationFuture}: the path GridLimit's async API takes on a member (Hazelcast internals:
  *       {@code MapProxyImpl.executeOnKeyInternal}, a callback registered with a direct executor on the invocation
  *       future), without GridLimit's hop to its own callback pool: the floor of {@code tryAcquireAsync}.</li>
+ *   <li>{@link #rewriteExecuteOnKey} and {@link #rewriteInvocationFuture}: the write floor, the same two paths with
+ *       a {@link RewriteProcessor}, which writes the stored state back unchanged with a TTL: what a Hazelcast
+ *       write of the same state costs without GridLimit's algorithm, policy, time reading and result.</li>
  * </ul>
  *
  * <p>Every fork gets Hazelcast's recommended {@code --add-opens} flags, as all grid benchmarks do. Run just this
@@ -133,6 +136,33 @@ public class GridFloorBenchmark {
         inFlight.acquire();
         try {
             return inFlight.track(proxy.executeOnKeyInternal(BenchKeys.next(), NoOpProcessor.INSTANCE));
+        } catch (RuntimeException e) {
+            inFlight.release();
+            throw e;
+        }
+    }
+
+    /**
+     * One synchronous write-floor call ({@link RewriteProcessor}) on a random key.
+     *
+     * @return the processor's result (null)
+     */
+    @Benchmark
+    public Object rewriteExecuteOnKey() {
+        return map.executeOnKey(BenchKeys.next(), RewriteProcessor.INSTANCE);
+    }
+
+    /**
+     * One asynchronous write-floor call on the invocation future, bounded in flight (as {@link #invocationFuture}).
+     *
+     * @param inFlight this thread's permits
+     * @return the pending (serialized) result
+     */
+    @Benchmark
+    public CompletionStage<?> rewriteInvocationFuture(InFlight inFlight) {
+        inFlight.acquire();
+        try {
+            return inFlight.track(proxy.executeOnKeyInternal(BenchKeys.next(), RewriteProcessor.INSTANCE));
         } catch (RuntimeException e) {
             inFlight.release();
             throw e;

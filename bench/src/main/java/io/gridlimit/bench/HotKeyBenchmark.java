@@ -23,7 +23,7 @@ import org.openjdk.jmh.annotations.Threads;
  * Hot-key coalescing (issue 6, item 3): GridLimit's async token bucket ({@link BenchPolicies} {@code token-bucket},
  * capacity 100, 100 per second) through one embedded member, {@value GridFloorBenchmark#THREADS} caller threads
  * with {@value InFlight#PERMITS} decisions in flight each (256 concurrent), with coalescing on
- * ({@code HazelcastRateLimiter.Builder.coalesceHotKeys(true)}) and off (the default), on two workloads:
+ * ({@code HazelcastRateLimiter.Builder.coalesceHotKeys(true)}) (the default) and off, on two workloads:
  * <ul>
  *   <li>{@code hot}: every request for ONE key ({@code ip:10.0.0.1}): coalesced, the queued requests leave as one
  *       EntryProcessor per round trip; uncoalesced, every request is its own EntryProcessor on the one partition

@@ -24,8 +24,9 @@ public final class NoOpProcessor implements EntryProcessor<String, Object, Objec
     public static final int CLASS_ID = 1;
     /** The one instance: the processor has no fields. */
     public static final NoOpProcessor INSTANCE = new NoOpProcessor();
-    /** Creates bench processors from their ids; register it under {@link #FACTORY_ID}. */
-    public static final DataSerializableFactory FACTORY = typeId -> typeId == CLASS_ID ? INSTANCE : null;
+    /** Creates bench processors from their ids (this one, {@link RewriteProcessor}); register under {@link #FACTORY_ID}. */
+    public static final DataSerializableFactory FACTORY = typeId -> typeId == CLASS_ID ? INSTANCE
+            : typeId == RewriteProcessor.CLASS_ID ? RewriteProcessor.INSTANCE : null;
 
     /**
      * Does nothing.

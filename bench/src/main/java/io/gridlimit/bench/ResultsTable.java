@@ -104,10 +104,13 @@ public final class ResultsTable {
                 + REDIS + "`. `members-3` / `client-3` rows: ÷ that topology's `floorExecuteOnKey` (sync backup;"
                 + " the no-op processor is read-only and runs no backup) and ÷ that topology's"
                 + " `bucket4jTryConsume` at the same `backups`; no × Redis (Redis ran only as one local server)."
+                + " × write floor (embedded rows only): ÷ `GridFloorBenchmark.rewriteExecuteOnKey` for a synchronous"
+                + " row, ÷ `GridFloorBenchmark.rewriteInvocationFuture` for an asynchronous one (a Hazelcast write of"
+                + " the same state with a TTL, without GridLimit's algorithm, policy, time reading and result)."
                 + "\n\n");
         out.append("| benchmark | parameters | threads | score | ± 99.9% | iterations min – max | unit "
-                + "| × no-op floor (sync) | × Bucket4j (sync) | × Redis Lua |\n");
-        out.append("|---|---|---:|---:|---:|---:|---|---:|---:|---:|\n");
+                + "| × no-op floor (sync) | × write floor (same mode) | × Bucket4j (sync) | × Redis Lua |\n");
+        out.append("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
         for (Row row : rows) {
             boolean grid = !row.benchmark().startsWith("AlgorithmBenchmark");
             out.append("| ").append(row.benchmark())
@@ -118,6 +121,7 @@ public final class ResultsTable {
                     .append(" | ").append(range(measured.get(row.benchmark() + "|" + row.label())))
                     .append(" | ").append(row.unit())
                     .append(" | ").append(grid ? ratio(row.score(), floorOf(row, rows)) : "—")
+                    .append(" | ").append(grid ? ratio(row.score(), writeFloorOf(row, rows)) : "—")
                     .append(" | ").append(grid ? ratio(row.score(), peerOf(row, rows)) : "—")
                     .append(" | ").append(grid ? ratio(row.score(), redisOf(row, rows)) : "—")
                     .append(" |\n");
@@ -197,6 +201,22 @@ public final class ResultsTable {
                 && row.topology().equals(r.topology()) && "sync".equals(r.params().get("backups")));
         return sync != null ? sync : scoreOf(rows, r -> r.method().equals("floorExecuteOnKey")
                 && row.topology().equals(r.topology()));
+    }
+
+    /**
+     * The write floor an embedded row divides by (see {@link #render}): the asynchronous one for a row whose method
+     * is asynchronous (its name contains {@code Async}, {@code submitToKey} or {@code InvocationFuture}, any case),
+     * else the synchronous one; null for cluster rows.
+     */
+    static Double writeFloorOf(Row row, List<Row> rows) {
+        if (row.topology() != null) {
+            return null;
+        }
+        String method = row.method().toLowerCase(java.util.Locale.ROOT);
+        boolean async = method.contains("async") || method.contains("submittokey")
+                || method.contains("invocationfuture");
+        String floor = async ? "GridFloorBenchmark.rewriteInvocationFuture" : "GridFloorBenchmark.rewriteExecuteOnKey";
+        return scoreOf(rows, r -> r.benchmark().equals(floor) && r.topology() == null);
     }
 
     /** The Bucket4j sync row a row divides by (see {@link #render}), or null. */
