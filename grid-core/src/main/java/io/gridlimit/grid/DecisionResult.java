@@ -10,8 +10,10 @@ import java.util.Objects;
 
 /**
  * What a {@link DecideProcessor} returns to the caller: one {@link Decision} per requested cost, in order. Wire
- * form (class id {@link SerializationIds#DECISION_RESULT}): count, then per decision the allowed flag, limit,
- * remaining, resetAfterNanos, retryAfterNanos and the nullable band name.
+ * form (class id {@link SerializationIds#DECISION_RESULT}): count n (1 to {@link DecideProcessor#MAX_BATCH}); the
+ * number k of distinct band names and those names (nullable strings, in order of first use); then per decision
+ * the allowed flag, limit, remaining, resetAfterNanos, retryAfterNanos and the index of its band name (short,
+ * in [0, k)). A coalesced batch of one policy thus carries each band name once, not once per decision.
  */
 final class DecisionResult implements IdentifiedDataSerializable {
     private Decision[] decisions;
@@ -36,14 +38,34 @@ final class DecisionResult implements IdentifiedDataSerializable {
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        out.writeInt(decisions.length);
-        for (Decision d : decisions) {
+        int n = decisions.length;
+        out.writeInt(n);
+        String[] names = new String[n];
+        short[] index = new short[n];
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            String band = decisions[i].band();
+            int j = 0;
+            while (j < k && !Objects.equals(names[j], band)) {
+                j++;
+            }
+            if (j == k) {
+                names[k++] = band;
+            }
+            index[i] = (short) j;
+        }
+        out.writeShort(k);
+        for (int j = 0; j < k; j++) {
+            out.writeString(names[j]);
+        }
+        for (int i = 0; i < n; i++) {
+            Decision d = decisions[i];
             out.writeBoolean(d.allowed());
             out.writeLong(d.limit());
             out.writeLong(d.remaining());
             out.writeLong(d.resetAfterNanos());
             out.writeLong(d.retryAfterNanos());
-            out.writeString(d.band());
+            out.writeShort(index[i]);
         }
     }
 
@@ -53,6 +75,14 @@ final class DecisionResult implements IdentifiedDataSerializable {
         if (n < 1 || n > DecideProcessor.MAX_BATCH) {
             throw new IOException("decision count out of range: " + n);
         }
+        int k = in.readShort();
+        if (k < 1 || k > n) {
+            throw new IOException("band name count out of range: " + k + " for " + n + " decisions");
+        }
+        String[] names = new String[k];
+        for (int j = 0; j < k; j++) {
+            names[j] = in.readString();
+        }
         Decision[] read = new Decision[n];
         for (int i = 0; i < n; i++) {
             boolean allowed = in.readBoolean();
@@ -60,8 +90,11 @@ final class DecisionResult implements IdentifiedDataSerializable {
             long remaining = in.readLong();
             long resetAfterNanos = in.readLong();
             long retryAfterNanos = in.readLong();
-            String band = in.readString();
-            read[i] = new Decision(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, band);
+            int index = in.readShort();
+            if (index < 0 || index >= k) {
+                throw new IOException("band name index out of range: " + index + " of " + k);
+            }
+            read[i] = new Decision(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, names[index]);
         }
         this.decisions = read;
     }

@@ -160,6 +160,23 @@ class SerializationRoundTripTest {
         assertThat(back.decisions()[0].band()).isNull();
     }
 
+    @Test
+    void aBatchCarriesEachBandNameOnceAndKeepsEveryDecisionsOwn() {
+        String[] bands = {"hourly", null, "burst", "hourly", "hourly", null, "burst"};
+        Decision[] batch = new Decision[DecideProcessor.MAX_BATCH];
+        for (int i = 0; i < batch.length; i++) {
+            batch[i] = new Decision(i % 3 != 0, 100, 100 - i % 100, i, i % 3 == 0 ? i + 1 : Decision.NO_RETRY,
+                    bands[i % bands.length]);
+        }
+        DecisionResult back = roundTrip(new DecisionResult(batch));
+        assertThat(back.decisions()).containsExactly(batch);
+        Decision[] alone = {new Decision(true, 1, 0, 1, Decision.NO_RETRY, "only")};
+        int oneName = ss.toData(new DecisionResult(alone)).totalSize();
+        Decision[] twice = {alone[0], alone[0]};
+        // the second decision adds its fields and a 2-byte name index, not the name again
+        assertThat(ss.toData(new DecisionResult(twice)).totalSize() - oneName).isEqualTo(1 + 4 * 8 + 2);
+    }
+
     private <T> T roundTrip(T object) {
         Data data = ss.toData(object);
         assertThat(data.getType()).as("IdentifiedDataSerializable, never Java serialization")
