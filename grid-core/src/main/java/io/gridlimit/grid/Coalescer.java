@@ -55,16 +55,20 @@ final class Coalescer {
     private final ConcurrentHashMap<SlotKey, Slot> slots = new ConcurrentHashMap<>();
     private final BatchSender sender;
     private final Supplier<CompletableFuture<Decision>> stages;
+    private final Executor callbacks;
     private final int maxBatch;
 
     /**
      * @param sender sends a batch
      * @param stages makes the stage returned to a caller (the limiter's callback-pool stage)
+     * @param callbacks where a request without an executor of its own is completed (the limiter's callback pool,
+     *     never rejecting)
      * @param maxBatch most costs per invocation, in [1, {@link DecideProcessor#MAX_BATCH}]
      */
-    Coalescer(BatchSender sender, Supplier<CompletableFuture<Decision>> stages, int maxBatch) {
+    Coalescer(BatchSender sender, Supplier<CompletableFuture<Decision>> stages, Executor callbacks, int maxBatch) {
         this.sender = Objects.requireNonNull(sender, "sender");
         this.stages = Objects.requireNonNull(stages, "stages");
+        this.callbacks = Objects.requireNonNull(callbacks, "callbacks");
         if (maxBatch < 1 || maxBatch > DecideProcessor.MAX_BATCH) {
             throw new IllegalArgumentException(
                     "maxBatch must be in [1, " + DecideProcessor.MAX_BATCH + "], got " + maxBatch);
@@ -128,14 +132,18 @@ final class Coalescer {
                     ? new IllegalStateException("expected " + batch.length + " decisions, got "
                             + (decisions == null ? "null" : decisions.length))
                     : null;
+            // each request completes on its own executor (none: the callback pool), inline when the batch
+            // answered there, so a plain async caller never runs on another caller's event loop
+            Executor answeredOn = executor == null ? callbacks : executor;
             for (int i = 0; i < batch.length; i++) {
                 Waiter waiter = batch[i];
                 Runnable complete = error != null ? () -> waiter.stage.completeExceptionally(error)
                         : completion(waiter, decisions[i]);
-                if (waiter.executor == null || waiter.executor == executor) {
+                Executor own = waiter.executor == null ? callbacks : waiter.executor;
+                if (own == answeredOn) {
                     complete.run();
                 } else {
-                    NeverRejectingExecutor.run(waiter.executor, complete);
+                    NeverRejectingExecutor.run(own, complete);
                 }
             }
         });
@@ -192,7 +200,7 @@ final class Coalescer {
         final ArrayDeque<Waiter> queue = new ArrayDeque<>();
     }
 
-    /** One request: its cost, its stage, and where the stage completes (null: where the batch answers). */
+    /** One request: its cost, its stage, and where the stage completes (null: the limiter's callback pool). */
     private record Waiter(long cost, CompletableFuture<Decision> stage, Executor executor) {
     }
 }

@@ -17,7 +17,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -95,7 +94,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
                 });
         this.pool.prestartAllCoreThreads();
         this.callbacks = NeverRejectingExecutor.of(pool);
-        this.coalescer = coalesce ? new Coalescer(this::sendBatch, () -> new CallbackFuture<>(callbacks),
+        this.coalescer = coalesce ? new Coalescer(this::sendBatch, () -> new CallbackFuture<>(callbacks), callbacks,
                 DecideProcessor.MAX_BATCH) : null;
     }
 

@@ -58,7 +58,7 @@ class CoalescingBatchTest {
     @Test
     void queuedRequestsLeaveAsOneBatchInArrivalOrderAndGetSequentialDecisions() {
         FakeOwner owner = new FakeOwner();
-        Coalescer coalescer = new Coalescer(owner::send, CompletableFuture::new, 4);
+        Coalescer coalescer = new Coalescer(owner::send, CompletableFuture::new, Runnable::run, 4);
         long[] costs = {3, 1, 4, 1, 5, 2, 1};
         List<CompletableFuture<Decision>> stages = new ArrayList<>();
         for (long cost : costs) {
@@ -93,7 +93,8 @@ class CoalescingBatchTest {
     @Test
     void differentKeysAndPoliciesAreNotCoalesced() {
         FakeOwner owner = new FakeOwner();
-        Coalescer coalescer = new Coalescer(owner::send, CompletableFuture::new, DecideProcessor.MAX_BATCH);
+        Coalescer coalescer = new Coalescer(owner::send, CompletableFuture::new, Runnable::run,
+                DecideProcessor.MAX_BATCH);
         Policy changed = Policy.builder("hot").tokenBucket(20, 1, Duration.ofHours(1)).build();
         coalescer.decide(policy, "a", 1, null);
         coalescer.decide(policy, "b", 1, null);
@@ -105,7 +106,8 @@ class CoalescingBatchTest {
     @Test
     void aFailureReachesEveryWaiterOfItsBatchAndTheNextBatchStillLeaves() {
         FakeOwner owner = new FakeOwner();
-        Coalescer coalescer = new Coalescer(owner::send, CompletableFuture::new, DecideProcessor.MAX_BATCH);
+        Coalescer coalescer = new Coalescer(owner::send, CompletableFuture::new, Runnable::run,
+                DecideProcessor.MAX_BATCH);
         CompletableFuture<Decision> first = coalescer.decide(policy, "k", 1, null);
         CompletableFuture<Decision> second = coalescer.decide(policy, "k", 2, null);
         CompletableFuture<Decision> third = coalescer.decide(policy, "k", 3, null);
@@ -132,7 +134,7 @@ class CoalescingBatchTest {
         Coalescer coalescer = new Coalescer((p, k, costs, e) -> {
             calls[0]++;
             throw closed;
-        }, CompletableFuture::new, DecideProcessor.MAX_BATCH);
+        }, CompletableFuture::new, Runnable::run, DecideProcessor.MAX_BATCH);
         CompletableFuture<Decision> stage = coalescer.decide(policy, "k", 1, null);
         assertThatThrownBy(stage::join).cause().isSameAs(closed);
         assertThat(calls[0]).isEqualTo(1);
@@ -142,25 +144,28 @@ class CoalescingBatchTest {
     @Test
     void aWrongAnswerCountFailsTheBatch() {
         Coalescer coalescer = new Coalescer((p, k, costs, e) -> CompletableFuture.completedFuture(new Decision[0]),
-                CompletableFuture::new, DecideProcessor.MAX_BATCH);
+                CompletableFuture::new, Runnable::run, DecideProcessor.MAX_BATCH);
         assertThatThrownBy(coalescer.decide(policy, "k", 1, null)::join).cause()
                 .isInstanceOf(IllegalStateException.class).hasMessage("expected 1 decisions, got 0");
     }
 
     @Test
     void maxBatchIsChecked() {
-        assertThatThrownBy(() -> new Coalescer((p, k, c, e) -> null, CompletableFuture::new, 0))
+        assertThatThrownBy(() -> new Coalescer((p, k, c, e) -> null, CompletableFuture::new, Runnable::run, 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("maxBatch must be in [1, 1024], got 0");
-        assertThatThrownBy(() -> new Coalescer((p, k, c, e) -> null, CompletableFuture::new, 1025))
+        assertThatThrownBy(() -> new Coalescer((p, k, c, e) -> null, CompletableFuture::new, Runnable::run, 1025))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("maxBatch must be in [1, 1024], got 1025");
         assertThat(Arrays.asList(1, 1024)).allSatisfy(n ->
-                assertThat(new Coalescer((p, k, c, e) -> null, CompletableFuture::new, n).busyKeys()).isZero());
+                assertThat(new Coalescer((p, k, c, e) -> null, CompletableFuture::new, Runnable::run, n).busyKeys())
+                        .isZero());
     }
 
     @Test
     void aBatchAnswersOnItsFirstRequestsExecutorAndHandsEveryOtherRequestToItsOwn() {
         FakeOwner owner = new FakeOwner();
-        Coalescer coalescer = new Coalescer(owner::send, CompletableFuture::new, DecideProcessor.MAX_BATCH);
+        List<Runnable> callbackPool = new ArrayList<>();
+        Coalescer coalescer = new Coalescer(owner::send, CompletableFuture::new, callbackPool::add,
+                DecideProcessor.MAX_BATCH);
         List<Runnable> loopA = new ArrayList<>();
         List<Runnable> loopB = new ArrayList<>();
         Executor a = loopA::add;
@@ -181,11 +186,13 @@ class CoalescingBatchTest {
         owner.answer(1);
         assertThat(sameLoop).isCompleted(); // same executor as the batch: inline
         assertThat(otherLoop).isNotDone(); // handed to loop b, which has not run yet
-        assertThat(pool).isCompleted(); // no executor: where the batch answered
+        assertThat(pool).isNotDone(); // no executor of its own: handed to the callback pool, never run on loop a
         assertThat(gone).isCompleted(); // its executor rejected: completed here rather than lost
         assertThat(loopA).isEmpty();
         assertThat(loopB).hasSize(1);
+        assertThat(callbackPool).hasSize(1);
         loopB.get(0).run();
+        callbackPool.get(0).run();
         assertThat(otherLoop.join().remaining()).isEqualTo(10 - 1 - 2 - 3);
         assertThat(pool.join().remaining()).isEqualTo(3);
         assertThat(gone.join().remaining()).isEqualTo(2);
