@@ -4,7 +4,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Decides requests against policies, one atomic decision per call. The Hazelcast implementation runs each
@@ -49,11 +48,13 @@ public interface RateLimiter {
      * own non-blocking executor, typically the Netty event loop of the request being limited, so that the answer
      * reaches it without passing through another thread first. Dependents registered before completion run on
      * that executor's thread; keep them short and non-blocking. If the executor rejects the completion (for
-     * instance an event loop shutting down), the stage is completed on the thread that delivered the answer, so
-     * it is never left incomplete.
+     * instance an event loop shutting down) or throws, the stage is completed on the thread that delivered the
+     * answer, so it is never left incomplete. A stage cancelled before its request left this replica (a caller's
+     * timeout) may be dropped without being decided; see the implementation.
      *
-     * <p>This default completes {@link #tryAcquireAsync(Policy, String, long)}'s stage and hands it over;
-     * implementations may deliver straight to {@code executor} instead.
+     * <p>This default completes {@link #tryAcquireAsync(Policy, String, long)}'s stage and hands it over, and
+     * cancels that stage when the returned one is cancelled; implementations may deliver straight to
+     * {@code executor} instead.
      *
      * @param policy the policy to apply
      * @param key the identity being limited: non-empty, at most 1024 UTF-8 bytes
@@ -66,7 +67,8 @@ public interface RateLimiter {
     default CompletionStage<Decision> tryAcquireAsync(Policy policy, String key, long cost, Executor executor) {
         Objects.requireNonNull(executor, "executor");
         CompletableFuture<Decision> stage = new CompletableFuture<>();
-        tryAcquireAsync(policy, key, cost).whenComplete((decision, failure) -> {
+        CompletionStage<Decision> inner = tryAcquireAsync(policy, key, cost);
+        inner.whenComplete((decision, failure) -> {
             Runnable complete = () -> {
                 if (failure != null) {
                     stage.completeExceptionally(failure);
@@ -76,10 +78,18 @@ public interface RateLimiter {
             };
             try {
                 executor.execute(complete);
-            } catch (RejectedExecutionException e) {
+            } catch (RuntimeException e) { // RejectedExecutionException, or an executor breaking its contract
                 complete.run();
             }
         });
+        if (inner instanceof CompletableFuture<Decision> future) {
+            // a caller cancelling the returned stage (its timeout) cancels the request too
+            stage.whenComplete((decision, failure) -> {
+                if (stage.isCancelled()) {
+                    future.cancel(false);
+                }
+            });
+        }
         return stage;
     }
 }

@@ -3,6 +3,8 @@ package io.gridlimit.grid;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -34,7 +36,8 @@ import java.util.function.Supplier;
  * more than uncoalesced, spent waiting for the call in flight.
  *
  * <p><b>Failures.</b> A failed invocation completes every request of its batch exceptionally with the same
- * (unwrapped) exception; requests queued behind it still go out in the next batch.
+ * (unwrapped) exception; requests queued behind it still go out in the next batch. A queued request whose stage
+ * its caller cancelled (a timeout) is dropped before it is sent: it consumes nothing.
  *
  * <p>Thread-safe. Holds no state for idle keys: a slot is removed when its last batch answers with nothing queued.
  */
@@ -149,19 +152,28 @@ final class Coalescer {
         });
     }
 
-    /** Takes the next batch of a key whose call answered, or removes its slot when nothing waits. */
+    /**
+     * Takes the next batch of a key whose call answered, or removes its slot when nothing waits. Requests whose
+     * stage is already done (cancelled by their caller, for instance on its timeout) are dropped here: they never
+     * left this replica, so they are not decided and consume nothing.
+     */
     private Waiter[] drain(SlotKey slotKey) {
         Waiter[][] taken = new Waiter[1][];
         slots.compute(slotKey, (k, slot) -> {
-            if (slot == null || slot.queue.isEmpty()) {
+            if (slot == null) {
                 return null;
             }
-            int n = Math.min(maxBatch, slot.queue.size());
-            Waiter[] batch = new Waiter[n];
-            for (int i = 0; i < n; i++) {
-                batch[i] = slot.queue.poll();
+            List<Waiter> batch = new ArrayList<>(Math.min(maxBatch, slot.queue.size()));
+            while (batch.size() < maxBatch && !slot.queue.isEmpty()) {
+                Waiter w = slot.queue.poll();
+                if (!w.stage.isDone()) {
+                    batch.add(w);
+                }
             }
-            taken[0] = batch;
+            if (batch.isEmpty()) {
+                return null;
+            }
+            taken[0] = batch.toArray(new Waiter[0]);
             return slot;
         });
         return taken[0];

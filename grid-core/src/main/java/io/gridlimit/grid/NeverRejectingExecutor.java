@@ -6,7 +6,8 @@ import java.util.concurrent.RejectedExecutionException;
 
 /**
  * An {@link Executor} that never rejects: when the wrapped executor throws {@link RejectedExecutionException}
- * (a pool after shutdown, a Netty event loop shutting down), the task runs on the submitting thread instead. Used
+ * (a pool after shutdown, a Netty event loop shutting down) or any other runtime exception (an executor breaking
+ * its contract), the task runs on the submitting thread instead. Used
  * for every executor a decision's completion is handed to, so that no stage is ever left incomplete because its
  * executor went away. Thread-safe if the wrapped executor is.
  */
@@ -28,7 +29,7 @@ final class NeverRejectingExecutor implements Executor {
     }
 
     /**
-     * Runs {@code task} on {@code executor}, or on this thread if the executor rejects it.
+     * Runs {@code task} on {@code executor}, or on this thread if the executor rejects it or throws.
      *
      * @param executor the executor
      * @param task the task
@@ -36,7 +37,7 @@ final class NeverRejectingExecutor implements Executor {
     static void run(Executor executor, Runnable task) {
         try {
             executor.execute(task);
-        } catch (RejectedExecutionException e) {
+        } catch (RuntimeException e) { // RejectedExecutionException, or an executor breaking its contract
             task.run();
         }
     }

@@ -198,4 +198,51 @@ class CoalescingBatchTest {
         assertThat(gone.join().remaining()).isEqualTo(2);
         assertThat(coalescer.busyKeys()).isZero();
     }
+
+    @Test
+    void aQueuedRequestCancelledByItsCallerIsNeverSentAndConsumesNothing() {
+        FakeOwner owner = new FakeOwner();
+        Coalescer coalescer = new Coalescer(owner::send, CompletableFuture::new, Runnable::run,
+                DecideProcessor.MAX_BATCH);
+        CompletableFuture<Decision> lead = coalescer.decide(policy, "k", 1, null);
+        CompletableFuture<Decision> timedOut = coalescer.decide(policy, "k", 5, null);
+        CompletableFuture<Decision> alsoTimedOut = coalescer.decide(policy, "k", 4, null);
+        CompletableFuture<Decision> waiting = coalescer.decide(policy, "k", 2, null);
+        timedOut.cancel(false);
+        alsoTimedOut.cancel(false);
+        owner.answer(0);
+        assertThat(lead.join().remaining()).isEqualTo(9);
+        assertThat(owner.batches.get(1)).containsExactly(2); // the cancelled 5 and 4 never left
+        owner.answer(1);
+        assertThat(waiting.join().remaining()).isEqualTo(7);
+        assertThat(timedOut).isCancelled();
+        assertThat(coalescer.busyKeys()).isZero();
+
+        CompletableFuture<Decision> next = coalescer.decide(policy, "k", 1, null);
+        CompletableFuture<Decision> gone = coalescer.decide(policy, "k", 1, null);
+        gone.cancel(false);
+        owner.answer(2);
+        assertThat(next.join().remaining()).isEqualTo(6);
+        assertThat(owner.batches).hasSize(3); // only cancelled requests were queued: no call, the slot is removed
+        assertThat(coalescer.busyKeys()).isZero();
+    }
+
+    @Test
+    void anExecutorThatThrowsDoesNotStrandTheRestOfItsBatch() {
+        FakeOwner owner = new FakeOwner();
+        Coalescer coalescer = new Coalescer(owner::send, CompletableFuture::new, Runnable::run,
+                DecideProcessor.MAX_BATCH);
+        Executor broken = task -> {
+            throw new IllegalStateException("broken executor");
+        };
+        coalescer.decide(policy, "k", 1, null);
+        CompletableFuture<Decision> before = coalescer.decide(policy, "k", 1, null);
+        CompletableFuture<Decision> onBroken = coalescer.decide(policy, "k", 1, broken);
+        CompletableFuture<Decision> after = coalescer.decide(policy, "k", 1, null);
+        owner.answer(0);
+        owner.answer(1); // the batch answers where its first request completes; onBroken's executor throws
+        assertThat(before.join().remaining()).isEqualTo(8);
+        assertThat(onBroken.join().remaining()).isEqualTo(7); // completed in place
+        assertThat(after.join().remaining()).isEqualTo(6); // not stranded behind the throw
+    }
 }

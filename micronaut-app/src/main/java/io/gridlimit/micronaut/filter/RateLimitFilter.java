@@ -194,10 +194,12 @@ public class RateLimitFilter implements Ordered {
         Policy policy = check.rule().policy();
         long startNanos = System.nanoTime();
         CompletableFuture<Decision> answer = new CompletableFuture<>();
+        CompletableFuture<Decision> asked = null;
         try {
             CompletionStage<Decision> stage = loop == null
                     ? limiter.tryAcquireAsync(policy, check.key(), check.rule().cost())
                     : limiter.tryAcquireAsync(policy, check.key(), check.rule().cost(), loop);
+            asked = stage instanceof CompletableFuture<Decision> future ? future : null;
             stage.whenComplete((decision, error) -> {
                 if (error != null) {
                     answer.completeExceptionally(error);
@@ -208,14 +210,16 @@ public class RateLimitFilter implements Ordered {
         } catch (RuntimeException e) {
             answer.completeExceptionally(e);
         }
-        if (loop == null) {
-            answer.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
-        } else if (!answer.isDone()) {
-            // the event loop's own timer: fires on the loop, costs no other thread, cancelled on the answer
-            ScheduledFuture<?> timer = loop.schedule(() -> {
-                answer.completeExceptionally(new TimeoutException());
-            }, timeoutNanos, TimeUnit.NANOSECONDS);
-            answer.whenComplete((decision, error) -> timer.cancel(false));
+        if (!answer.isDone()) {
+            scheduleTimeout(answer, loop);
+            CompletableFuture<Decision> pending = asked;
+            // on a timeout, cancel the request: if it is still queued on this replica (coalescing), it is never
+            // sent and consumes nothing
+            answer.whenComplete((decision, error) -> {
+                if (error instanceof TimeoutException && pending != null) {
+                    pending.cancel(false);
+                }
+            });
         }
         return answer.handle((decision, error) -> {
             metrics.latency(policy.name(), System.nanoTime() - startNanos);
@@ -248,6 +252,26 @@ public class RateLimitFilter implements Ordered {
             }
             return new Result(check, null, true, false);
         });
+    }
+
+    /**
+     * Fails {@code answer} with a {@link TimeoutException} after {@code grid-timeout}: on the request's event
+     * loop's own timer (cancelled when the answer comes), or, without a loop or when the loop refuses the task
+     * (shutting down), with {@link CompletableFuture#orTimeout}.
+     */
+    private void scheduleTimeout(CompletableFuture<Decision> answer, @Nullable EventLoop loop) {
+        if (loop != null) {
+            try {
+                ScheduledFuture<?> timer = loop.schedule(() -> {
+                    answer.completeExceptionally(new TimeoutException());
+                }, timeoutNanos, TimeUnit.NANOSECONDS);
+                answer.whenComplete((decision, error) -> timer.cancel(false));
+                return;
+            } catch (RejectedExecutionException e) {
+                // the loop is shutting down: fall back to the JDK's timer below
+            }
+        }
+        answer.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
     }
 
     private @Nullable MutableHttpResponse<?> respond(List<Check> checks, List<Result> results,

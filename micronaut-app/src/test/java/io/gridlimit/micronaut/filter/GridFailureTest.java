@@ -82,6 +82,9 @@ class GridFailureTest {
             assertThat(r.getHeaders().get("Retry-After")).isEqualTo("1");
             assertThat(r.getHeaders().get("Content-Type")).startsWith("application/problem+json");
             assertThat(r.getHeaders().get("RateLimit")).isNull();
+            // the timed-out request was cancelled at the limiter: queued behind a coalesced call, it is never sent
+            assertThat(server.getApplicationContext().getBean(FakeLimiters.BrokenGrid.class).unanswered())
+                    .singleElement().satisfies(f -> assertThat(f).isCancelled());
             @SuppressWarnings("unchecked")
             Map<String, Object> body = server.getApplicationContext().getBean(JsonMapper.class)
                     .readValue(r.getBody(String.class).orElseThrow(), Map.class);

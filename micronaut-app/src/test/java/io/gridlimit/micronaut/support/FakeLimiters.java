@@ -10,7 +10,9 @@ import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -36,6 +38,7 @@ public class FakeLimiters {
     public static final class BrokenGrid implements RateLimiter {
         private final boolean fail;
         private final AtomicInteger calls = new AtomicInteger();
+        private final List<CompletableFuture<Decision>> unanswered = new CopyOnWriteArrayList<>();
 
         BrokenGrid(boolean fail) {
             this.fail = fail;
@@ -44,6 +47,11 @@ public class FakeLimiters {
         /** @return how many decisions were asked for */
         public int calls() {
             return calls.get();
+        }
+
+        /** @return the never-answered stages handed out, in order */
+        public List<CompletableFuture<Decision>> unanswered() {
+            return unanswered;
         }
 
         @Override
@@ -57,7 +65,9 @@ public class FakeLimiters {
             if (fail) {
                 return CompletableFuture.failedFuture(new HazelcastException("member lost"));
             }
-            return new CompletableFuture<>();
+            CompletableFuture<Decision> never = new CompletableFuture<>();
+            unanswered.add(never);
+            return never;
         }
     }
 }
