@@ -1,22 +1,7 @@
 package io.gridlimit.bench;
 
-import io.gridlimit.api.Decision;
-import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.infra.BenchmarkParams;
-
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
 
 /**
  * Three members as separate JVMs ({@link BenchCluster}), one synchronous backup (the production default), two
@@ -49,15 +34,9 @@ import java.util.concurrent.TimeUnit;
  * mvn -q -DskipTests -pl bench -am package
  * java -jar bench/target/benchmarks.jar ClusterBenchmark -f 1 -wi 5 -w 3s -i 3 -r 3s
  * }</pre>
- * Thread-safe once set up ({@link Scope#Benchmark}).
+ * Thread-safe once set up ({@code Scope.Benchmark}, from {@link ClusterTrial}).
  */
-@Fork(jvmArgsAppend = {BenchMember.ADD_MODULES, BenchMember.EXPORT_REF, BenchMember.OPEN_LANG, BenchMember.OPEN_NIO,
-    BenchMember.OPEN_MANAGEMENT, BenchMember.OPEN_MANAGEMENT_INTERNAL})
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Threads(GridFloorBenchmark.THREADS)
-public class ClusterBenchmark {
+public class ClusterBenchmark extends ClusterTrial {
     /** {@code members-3} (this fork is a member) or {@code client-3} (this fork is a client). */
     @Param({"members-3", "client-3"})
     public String topology;
@@ -66,56 +45,19 @@ public class ClusterBenchmark {
     @Param({"sync"})
     public String backups;
 
-    private ClusterRows rows;
-    private AsyncLatency latency;
-
-    /**
-     * Starts the cluster and the rows' objects.
-     *
-     * @param params the trial's parameters (for the member log names)
-     * @param trialLatency the trial's count of asynchronous decisions in flight, waited for before teardown
-     */
-    @Setup(Level.Trial)
-    public void setUp(BenchmarkParams params, AsyncLatency trialLatency) {
-        latency = trialLatency;
-        rows = ClusterRows.start(params, topology, backups);
+    @Override
+    protected String topology() {
+        return topology;
     }
 
-    /** Once no asynchronous decision is in flight, stops the limiter, the fork's member or client and the children. */
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        // JMH runs this on the first thread done with the last iteration; others may still drain decisions
-        latency.awaitQuiet(AsyncLatency.QUIET_WAIT_MILLIS);
-        if (rows != null) {
-            rows.close();
-            rows = null;
-        }
-    }
-
-    /** @return one synchronous GridLimit decision (token bucket, cost 1, random key) */
-    @Benchmark
-    public Decision gridLimitTryAcquire() {
-        return rows.tryAcquire();
-    }
-
-    /**
-     * @param inFlight this thread's permits
-     * @return one pending asynchronous GridLimit decision (token bucket, cost 1, random key)
-     */
-    @Benchmark
-    public CompletionStage<Decision> gridLimitTryAcquireAsync(InFlight inFlight) {
-        return rows.tryAcquireAsync(inFlight);
+    @Override
+    protected String backups() {
+        return backups;
     }
 
     /** @return the result (null) of one synchronous no-op EntryProcessor on a random key */
     @Benchmark
     public Object floorExecuteOnKey() {
         return rows.floorExecuteOnKey();
-    }
-
-    /** @return whether Bucket4j's synchronous {@code tryConsume(1)} on a random key consumed */
-    @Benchmark
-    public boolean bucket4jTryConsume() {
-        return rows.bucket4jTryConsume();
     }
 }
