@@ -42,6 +42,9 @@ class UserApplicationTest {
         int port = Ports.freePort();
         Map<String, Object> props = new HashMap<>();
         props.put("shop.orders.enabled", "true");
+        // The shop's own management settings (GridLimit sets none): readiness details and Prometheus open.
+        props.put("endpoints.health.details-visible", "ANONYMOUS");
+        props.put("endpoints.prometheus.sensitive", "false");
         props.put("gridlimit-test.manual-clock", "true");
         props.put("micronaut.server.port", "-1");
         props.put("gridlimit.hazelcast.port", Integer.toString(port));
