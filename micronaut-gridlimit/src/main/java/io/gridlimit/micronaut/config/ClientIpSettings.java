@@ -10,10 +10,22 @@ import java.util.List;
  * @param trustedProxies the networks whose {@code Forwarded} / {@code X-Forwarded-For} headers are believed, as
  *     prefix blocks (a single address is a /32 or /128 block); empty: the socket peer is always the client
  * @param ipv6Prefix the prefix length IPv6 clients are keyed by, in [1, 128]; 128 keys single addresses
+ * @param header the one forwarding header the trusted proxies write; the other is ignored
  */
-public record ClientIpSettings(List<IPAddress> trustedProxies, int ipv6Prefix) {
+public record ClientIpSettings(List<IPAddress> trustedProxies, int ipv6Prefix, ForwardingHeader header) {
     /** Default {@code ipv6-prefix}: one site rotating addresses inside its /64 stays one key. */
     public static final int DEFAULT_IPV6_PREFIX = 64;
+
+    /**
+     * Creates the settings with the default header, {@code X-Forwarded-For}.
+     *
+     * @param trustedProxies see the record
+     * @param ipv6Prefix see the record
+     * @throws IllegalArgumentException if {@code ipv6Prefix} is out of [1, 128]
+     */
+    public ClientIpSettings(List<IPAddress> trustedProxies, int ipv6Prefix) {
+        this(trustedProxies, ipv6Prefix, ForwardingHeader.X_FORWARDED_FOR);
+    }
 
     /**
      * Creates the settings.
@@ -22,6 +34,7 @@ public record ClientIpSettings(List<IPAddress> trustedProxies, int ipv6Prefix) {
      */
     public ClientIpSettings {
         trustedProxies = List.copyOf(trustedProxies);
+        java.util.Objects.requireNonNull(header, "header");
         if (ipv6Prefix < 1 || ipv6Prefix > 128) {
             throw new IllegalArgumentException("ipv6-prefix must be in [1, 128], got " + ipv6Prefix);
         }
