@@ -17,8 +17,9 @@ import java.util.List;
  *   are taken together or none is).</li>
  *   <li><b>Binding band.</b> On a denial: the first declared denying band that can never pass, else the denying
  *   band with the longest retryAfter (the first declared among equals). When admitted: the band with the
- *   smallest remaining, then the nearest resetAfter, then the first declared. The decision's limit (the band's
- *   quota: capacity or window limit), remaining, resetAfter and retryAfter are the binding band's;
+ *   smallest remaining, then the nearest resetAfter, then the first declared ({@link Decision#bindsBefore}).
+ *   The decision's limit (the band's quota: capacity or window limit), remaining, resetAfter and retryAfter are
+ *   the binding band's;
  *   {@link Decision#band()} names it for a composite policy and is null for a single-band one.</li>
  *   <li><b>State.</b> A {@link CompositeState} maps band names to band states, so a changed policy keeps the
  *   bands it still has; a band whose algorithm, period or window changed starts fresh (the band algorithm
@@ -117,7 +118,7 @@ final class Composite {
         for (int i = 1; i < results.length; i++) {
             BandResult r = results[i];
             BandResult b = results[best];
-            if (r.remaining < b.remaining || (r.remaining == b.remaining && r.resetAfterNanos < b.resetAfterNanos)) {
+            if (Decision.bindsBefore(r.remaining, r.resetAfterNanos, b.remaining, b.resetAfterNanos)) {
                 best = i;
             }
         }

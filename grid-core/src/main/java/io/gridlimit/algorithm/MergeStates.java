@@ -153,8 +153,16 @@ public final class MergeStates {
         return a.lastNanos() >= b.lastNanos() ? a : b;
     }
 
-    /** True when a decision under {@code band} reads {@code s} (and does not start fresh). */
-    private static boolean fits(LimiterState s, Band band) {
+    /**
+     * Tells whether a decision under {@code band} reads {@code s} instead of starting fresh (SPEC §4): a state of
+     * the band's algorithm written under the same refill period (buckets, GCRA) or window (window algorithms).
+     * The one home of that rule: merging ({@link #moreConsumed}) and the grid's policy catalog both ask it.
+     *
+     * @param s a single-algorithm state, or null (never fits)
+     * @param band a band, not null
+     * @return true when the band's algorithm would read {@code s}
+     */
+    public static boolean fits(LimiterState s, Band band) {
         return switch (band.algorithm()) {
             case TOKEN_BUCKET -> s instanceof TokenBucketState t && t.refillPeriodNanos() == band.refillPeriodNanos();
             case GCRA -> s instanceof GcraState g && g.refillPeriodNanos() == band.refillPeriodNanos();

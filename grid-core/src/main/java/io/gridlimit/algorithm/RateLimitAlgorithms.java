@@ -2,7 +2,6 @@ package io.gridlimit.algorithm;
 
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
-import io.gridlimit.internal.Preconditions;
 
 import java.util.Objects;
 
@@ -28,7 +27,7 @@ public final class RateLimitAlgorithms {
      */
     public static Outcome apply(LimiterState stateOrNull, Policy policy, long cost, long nowNanos) {
         Objects.requireNonNull(policy, "policy");
-        Preconditions.checkRange("cost", cost, 1, RateLimiter.MAX_COST);
+        RateLimiter.checkCost(cost);
         return Composite.apply(stateOrNull, policy, cost, nowNanos);
     }
 
@@ -47,7 +46,7 @@ public final class RateLimitAlgorithms {
         Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(costs, "costs");
         for (int i = 0; i < costs.length; i++) {
-            Preconditions.checkRange("costs[" + i + "]", costs[i], 1, RateLimiter.MAX_COST);
+            RateLimiter.checkCost("costs[" + i + "]", costs[i]);
         }
         Outcome[] outcomes = new Outcome[costs.length];
         LimiterState state = stateOrNull;

@@ -47,6 +47,32 @@ public final class Decision {
         this.band = band;
     }
 
+    /**
+     * The binding rule among admitted answers (SPEC §4), the one home of that choice for a composite policy's bands
+     * and for the HTTP filter's rules: an answer binds before another when it leaves less remaining, or as much
+     * with a nearer reset. Neither binds before the other on a full tie, so the first declared stays binding.
+     *
+     * @param remaining the candidate's remaining quota
+     * @param resetAfterNanos the candidate's nanoseconds until full
+     * @param otherRemaining the current binding answer's remaining quota
+     * @param otherResetAfterNanos the current binding answer's nanoseconds until full
+     * @return true when the candidate binds instead
+     */
+    public static boolean bindsBefore(long remaining, long resetAfterNanos, long otherRemaining,
+                                      long otherResetAfterNanos) {
+        return remaining < otherRemaining || (remaining == otherRemaining && resetAfterNanos < otherResetAfterNanos);
+    }
+
+    /**
+     * {@link #bindsBefore(long, long, long, long)} for two decisions.
+     *
+     * @param other the current binding decision
+     * @return true when this decision binds instead of {@code other}
+     */
+    public boolean bindsBefore(Decision other) {
+        return bindsBefore(remaining, resetAfterNanos, other.remaining, other.resetAfterNanos);
+    }
+
     /** @return true when the request is admitted and its cost consumed */
     public boolean allowed() {
         return allowed;

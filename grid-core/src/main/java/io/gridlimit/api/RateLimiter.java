@@ -1,5 +1,8 @@
 package io.gridlimit.api;
 
+import io.gridlimit.internal.Futures;
+import io.gridlimit.internal.Preconditions;
+
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -9,8 +12,10 @@ import java.util.concurrent.Executor;
  * Decides requests against policies, one atomic decision per call. The Hazelcast implementation runs each
  * decision as one EntryProcessor on the member that owns the key (SPEC §8).
  *
- * <p>Keys are non-empty strings of at most 1024 UTF-8 bytes; cost is in [1, 10^15] (SPEC §1, §6).
- * Implementations are thread-safe.
+ * <p>Keys are non-empty strings of at most 1024 UTF-8 bytes with no lone UTF-16 surrogate ({@link #checkKey});
+ * cost is in [1, 10^15] ({@link #checkCost(long)}) (SPEC §1, §6). These two checks are the one home of those rules:
+ * every implementation and every edge (HTTP filter, decision API, configuration) calls them. Implementations are
+ * thread-safe.
  */
 public interface RateLimiter {
     /** Largest key, in UTF-8 bytes. */
@@ -66,22 +71,8 @@ public interface RateLimiter {
      */
     default CompletionStage<Decision> tryAcquireAsync(Policy policy, String key, long cost, Executor executor) {
         Objects.requireNonNull(executor, "executor");
-        CompletableFuture<Decision> stage = new CompletableFuture<>();
         CompletionStage<Decision> inner = tryAcquireAsync(policy, key, cost);
-        inner.whenComplete((decision, failure) -> {
-            Runnable complete = () -> {
-                if (failure != null) {
-                    stage.completeExceptionally(failure);
-                } else {
-                    stage.complete(decision);
-                }
-            };
-            try {
-                executor.execute(complete);
-            } catch (RuntimeException e) { // RejectedExecutionException, or an executor breaking its contract
-                complete.run();
-            }
-        });
+        CompletableFuture<Decision> stage = Futures.completeOn(inner, executor);
         if (inner instanceof CompletableFuture<Decision> future) {
             // a caller cancelling the returned stage (its timeout) cancels the request too
             stage.whenComplete((decision, failure) -> {
@@ -91,5 +82,71 @@ public interface RateLimiter {
             });
         }
         return stage;
+    }
+
+    /**
+     * Checks a key (SPEC §6): non-empty, at most {@link #MAX_KEY_BYTES} bytes in UTF-8, and well-formed UTF-16 (no
+     * lone surrogate: {@code "a\ud800"} and {@code "a\udc00"} would otherwise both encode as {@code "a?"} and share
+     * one state). The messages name the problem and the size, never the key, which may be personal data.
+     *
+     * @param key a key
+     * @return {@code key}
+     * @throws NullPointerException if {@code key} is null
+     * @throws IllegalArgumentException if the key is empty, holds a lone surrogate, or is longer than
+     *     {@link #MAX_KEY_BYTES} UTF-8 bytes
+     */
+    static String checkKey(String key) {
+        Objects.requireNonNull(key, "key");
+        int n = key.length();
+        if (n == 0) {
+            throw new IllegalArgumentException("key must not be empty");
+        }
+        long bytes = 0;
+        for (int i = 0; i < n; i++) {
+            char c = key.charAt(i);
+            if (c < 0x80) {
+                bytes += 1;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(key.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new IllegalArgumentException(
+                        "key must be well-formed UTF-16: a lone surrogate at index " + i + " has no UTF-8 form");
+            } else {
+                bytes += 3;
+            }
+        }
+        if (bytes > MAX_KEY_BYTES) {
+            throw new IllegalArgumentException(
+                    "key must be at most " + MAX_KEY_BYTES + " UTF-8 bytes, got " + bytes + " bytes");
+        }
+        return key;
+    }
+
+    /**
+     * Checks a cost (SPEC §1): in [1, {@link #MAX_COST}].
+     *
+     * @param cost a cost
+     * @return {@code cost}
+     * @throws IllegalArgumentException naming {@code cost} and the value when it is out of range
+     */
+    static long checkCost(long cost) {
+        return checkCost("cost", cost);
+    }
+
+    /**
+     * Checks a cost (SPEC §1) whose message names where it comes from ({@code costs[3]},
+     * {@code gridlimit.routes[0].cost}).
+     *
+     * @param parameter the name the message shows
+     * @param cost a cost
+     * @return {@code cost}
+     * @throws IllegalArgumentException {@code "<parameter> must be in [1, 10^15 written out], got <cost>"} when
+     *     {@code cost} is out of range
+     */
+    static long checkCost(String parameter, long cost) {
+        return Preconditions.checkRange(parameter, cost, 1, MAX_COST);
     }
 }

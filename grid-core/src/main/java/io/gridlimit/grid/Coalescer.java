@@ -2,15 +2,14 @@ package io.gridlimit.grid;
 
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
+import io.gridlimit.internal.Futures;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
@@ -130,7 +129,7 @@ final class Coalescer {
             if (next != null) {
                 send(slotKey, next);
             }
-            Throwable error = failure != null ? unwrap(failure)
+            Throwable error = failure != null ? Futures.unwrap(failure)
                     : decisions == null || decisions.length != batch.length
                     ? new IllegalStateException("expected " + batch.length + " decisions, got "
                             + (decisions == null ? "null" : decisions.length))
@@ -146,7 +145,7 @@ final class Coalescer {
                 if (own == answeredOn) {
                     complete.run();
                 } else {
-                    NeverRejectingExecutor.run(own, complete);
+                    Futures.runOn(own, complete);
                 }
             }
         });
@@ -181,14 +180,6 @@ final class Coalescer {
 
     private static Runnable completion(Waiter waiter, Decision decision) {
         return () -> waiter.stage.complete(decision);
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        Throwable t = failure;
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 
     /**

@@ -1,27 +1,15 @@
 package io.gridlimit.grid;
 
-import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.map.IMap;
-import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
-import java.nio.charset.StandardCharsets;
+import io.gridlimit.internal.Preconditions;
 import java.util.Objects;
 import java.util.OptionalLong;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
 
 /**
  * A {@link RateLimiter} on Hazelcast (SPEC §8): the state of policy {@code p} lives in the IMap
@@ -32,30 +20,18 @@ import java.util.function.Function;
  * <p>Works the same through an embedded member or a Hazelcast client: pass either instance, configured with
  * {@link GridLimitHazelcast}. The instance is not owned: {@link #close()} leaves it running.
  *
- * <p><b>Async callbacks.</b> {@link #tryAcquireAsync} returns a stage completed on a thread of a fixed-size pool
- * this limiter owns (threads named {@code gridlimit-async-<n>-<i>}, daemon). Dependents registered before
- * completion run on that thread; {@code *Async} dependents without an executor run on that pool too (the stage's
- * default executor), never on {@code ForkJoinPool.commonPool()} or on a thread per task. A dependent registered
- * after completion runs, as always with {@link CompletableFuture}, on the registering thread. Keep callbacks short
- * and non-blocking: the pool is small ({@link Builder#asyncThreads(int)}); move blocking or long downstream work
- * (for instance the rest of an HTTP request) to its own executor with {@code thenXxxAsync(fn, executor)}.
+ * <p><b>Async callbacks.</b> {@link #tryAcquireAsync} returns a stage completed on a thread of a small fixed-size
+ * pool this limiter owns ({@code CallbackPool}: threads {@code gridlimit-async-<n>-<i>}, daemon; its javadoc says
+ * why), which is also the stage's default executor, never {@code ForkJoinPool.commonPool()} or a thread per task.
+ * A dependent registered after completion runs on the registering thread. Keep callbacks short and non-blocking
+ * ({@link Builder#asyncThreads(int)}); move blocking work to its own executor with
+ * {@code thenXxxAsync(fn, executor)}.
  *
- * <p>Why a pool of our own: Hazelcast completes {@code submitToKey} futures through its default async executor,
- * which on machines with 2 CPUs or fewer (common-pool parallelism 1) starts a new thread per task. This limiter
- * therefore attaches its single callback directly to Hazelcast's invocation future with its own executor (see
- * {@code AsyncSubmitter}), so that no decision starts a thread.
- *
- * <p><b>Hot-key coalescing</b> (on by default, {@link Builder#coalesceHotKeys(boolean)}): concurrent
- * {@link #tryAcquireAsync} calls for the same policy and key from this limiter are coalesced: while one
- * invocation for that key is in flight, later requests queue, and when it answers they leave as one
- * EntryProcessor carrying their costs (up to 1024), answered in arrival order. The decisions are exactly those
- * the requests would get one after another in arrival order (the owner applies the costs in sequence on the
- * stored state at one time reading; {@code CoalescingExactnessTest} proves it). For a hot key it turns N
- * invocations into about N / batch (bench/README.md). For uniform keys, where nothing is ever queued, a request
- * pays two {@code ConcurrentHashMap} updates beside its invocation; bench/README.md records both workloads with
- * coalescing on and off. A request queued behind a call in flight waits for that call's answer first (at most
- * one more round trip). A failed invocation fails every request of its batch with
- * the same exception. {@link #tryAcquire} (synchronous) is never coalesced.
+ * <p><b>Hot-key coalescing</b> (on by default, {@link Builder#coalesceHotKeys(boolean)}): while one
+ * {@link #tryAcquireAsync} invocation for a policy and key is in flight, later ones queue and leave together as
+ * one EntryProcessor carrying their costs (up to 1024), answered in arrival order with exactly the decisions they
+ * would get one after another ({@code Coalescer} states exactness, cost and failures; {@code
+ * CoalescingExactnessTest} proves it; bench/README.md measures it). {@link #tryAcquire} is never coalesced.
  *
  * <p>Thread-safe.
  */
@@ -65,37 +41,16 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
             Math.min(16, Math.max(2, Runtime.getRuntime().availableProcessors()));
     /** Most threads a callback pool may have. */
     public static final int MAX_ASYNC_THREADS = 256;
-    /** How long {@link #close()} waits for queued callbacks to finish. */
-    static final long CLOSE_WAIT_MILLIS = 5_000;
-
-    private static final AtomicInteger LIMITERS = new AtomicInteger();
 
     private final HazelcastInstance instance;
-    private final ThreadPoolExecutor pool;
-    private final Executor callbacks;
-    private final ConcurrentHashMap<String, PolicyMap> maps = new ConcurrentHashMap<>();
+    private final PolicyMaps maps;
+    private final AsyncDecisions async;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final String threadPrefix;
-    /** The member's policy catalog, which each decision asked here fills; null on a client. */
-    private final PolicyCatalog catalog;
-    /** Coalesces concurrent async decisions per (policy, key); null when coalescing is off. */
-    private final Coalescer coalescer;
 
     private HazelcastRateLimiter(HazelcastInstance instance, int asyncThreads, boolean coalesce) {
         this.instance = instance;
-        this.catalog = instance.getLocalEndpoint() instanceof Member ? PolicyCatalog.of(instance) : null;
-        this.threadPrefix = "gridlimit-async-" + LIMITERS.incrementAndGet() + "-";
-        AtomicInteger threads = new AtomicInteger();
-        this.pool = new ThreadPoolExecutor(asyncThreads, asyncThreads, 0L, TimeUnit.MILLISECONDS,
-                new LinkedBlockingQueue<>(), r -> {
-                    Thread t = new CallbackThread(this, r, threadPrefix + threads.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                });
-        this.pool.prestartAllCoreThreads();
-        this.callbacks = NeverRejectingExecutor.of(pool);
-        this.coalescer = coalesce ? new Coalescer(this::sendBatch, () -> new CallbackFuture<>(callbacks), callbacks,
-                DecideProcessor.MAX_BATCH) : null;
+        this.maps = new PolicyMaps(instance);
+        this.async = new AsyncDecisions(maps, asyncThreads, coalesce);
     }
 
     /**
@@ -130,10 +85,10 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     @Override
     public Decision tryAcquire(Policy policy, String key, long cost) {
         Objects.requireNonNull(policy, "policy");
-        checkKey(key);
-        checkCost(cost);
+        RateLimiter.checkKey(key);
+        RateLimiter.checkCost(cost);
         checkOpen();
-        DecisionResult result = map(policy).map.executeOnKey(key, new DecideProcessor(policy, cost));
+        DecisionResult result = map(policy).map().executeOnKey(key, new DecideProcessor(policy, cost));
         return result.first();
     }
 
@@ -148,13 +103,10 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     @Override
     public CompletionStage<Decision> tryAcquireAsync(Policy policy, String key, long cost) {
         Objects.requireNonNull(policy, "policy");
-        checkKey(key);
-        checkCost(cost);
+        RateLimiter.checkKey(key);
+        RateLimiter.checkCost(cost);
         checkOpen();
-        if (coalescer != null) {
-            return coalescer.decide(policy, key, cost, null);
-        }
-        return submit(policy, key, new DecideProcessor(policy, cost), DecisionResult::first, callbacks);
+        return async.decide(policy, key, cost, null);
     }
 
     /**
@@ -173,36 +125,21 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     @Override
     public CompletionStage<Decision> tryAcquireAsync(Policy policy, String key, long cost, Executor executor) {
         Objects.requireNonNull(policy, "policy");
-        checkKey(key);
-        checkCost(cost);
+        RateLimiter.checkKey(key);
+        RateLimiter.checkCost(cost);
         Objects.requireNonNull(executor, "executor");
         checkOpen();
-        if (coalescer != null) {
-            return coalescer.decide(policy, key, cost, executor);
-        }
-        return submit(policy, key, new DecideProcessor(policy, cost), DecisionResult::first,
-                NeverRejectingExecutor.of(executor));
-    }
-
-    /**
-     * One coalesced batch (costs validated): the single-cost processor when alone, as uncoalesced. Requests queued
-     * before {@link #close()} are still sent (close lets accepted decisions finish), so no open check here.
-     */
-    private CompletionStage<Decision[]> sendBatch(Policy policy, String key, long[] costs, Executor executor) {
-        DecideProcessor processor = costs.length == 1 ? new DecideProcessor(policy, costs[0])
-                : new DecideProcessor(policy, costs);
-        return submit(policy, key, processor, DecisionResult::decisions,
-                executor == null ? callbacks : NeverRejectingExecutor.of(executor));
+        return async.decide(policy, key, cost, executor);
     }
 
     /** @return how many (policy, key) pairs have a coalesced call in flight; 0 when off (tests) */
     int coalescingBusyKeys() {
-        return coalescer == null ? 0 : coalescer.busyKeys();
+        return async.busyKeys();
     }
 
     /** @return whether async decisions are coalesced per (policy, key) */
     public boolean coalescesHotKeys() {
-        return coalescer != null;
+        return async.coalesces();
     }
 
     /**
@@ -220,10 +157,10 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
      */
     public Decision[] tryAcquireAll(Policy policy, String key, long[] costs) {
         Objects.requireNonNull(policy, "policy");
-        checkKey(key);
-        long[] copy = checkCosts(costs);
+        RateLimiter.checkKey(key);
+        DecideProcessor processor = batch(policy, costs);
         checkOpen();
-        return map(policy).map.executeOnKey(key, new DecideProcessor(policy, copy)).decisions().clone();
+        return map(policy).map().executeOnKey(key, processor).decisions().clone();
     }
 
     /**
@@ -239,28 +176,10 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
      */
     public CompletionStage<Decision[]> tryAcquireAllAsync(Policy policy, String key, long[] costs) {
         Objects.requireNonNull(policy, "policy");
-        checkKey(key);
-        long[] copy = checkCosts(costs);
+        RateLimiter.checkKey(key);
+        DecideProcessor processor = batch(policy, costs);
         checkOpen();
-        return submit(policy, key, new DecideProcessor(policy, copy), r -> r.decisions().clone(), callbacks);
-    }
-
-    /** Sends a processor; {@code executor} (never rejecting) completes the returned stage. */
-    private <T> CompletableFuture<T> submit(Policy policy, String key, DecideProcessor processor,
-                                            Function<DecisionResult, T> mapping, Executor executor) {
-        CallbackFuture<T> stage = new CallbackFuture<>(callbacks);
-        try {
-            map(policy).async.submit(key, processor, executor, (result, failure) -> {
-                if (failure != null) {
-                    stage.completeExceptionally(unwrap(failure));
-                } else {
-                    stage.complete(mapping.apply(result));
-                }
-            });
-        } catch (RuntimeException e) {
-            stage.completeExceptionally(e);
-        }
-        return stage;
+        return async.decideAll(policy, key, processor);
     }
 
     /**
@@ -276,10 +195,10 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     public OptionalLong localOwnedKeyCount(String policyName) {
         Objects.requireNonNull(policyName, "policyName");
         checkOpen();
-        if (!(instance.getLocalEndpoint() instanceof Member)) {
+        if (!maps.isMember()) {
             return OptionalLong.empty(); // a client's LocalMapStats are empty, not its share
         }
-        return OptionalLong.of(map(policyName).map.getLocalMapStats().getOwnedEntryCount());
+        return OptionalLong.of(map(policyName).map().getLocalMapStats().getOwnedEntryCount());
     }
 
     /** @return the Hazelcast instance decisions go through (not owned by this limiter) */
@@ -289,51 +208,33 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
 
     /** @return the name of the async path taken for a policy: "member", "client" or "public" (diagnostics) */
     String asyncPath(Policy policy) {
-        return map(policy).async.path();
+        return map(policy).async().path();
     }
 
     /** @return the prefix of this limiter's callback thread names */
     String threadPrefix() {
-        return threadPrefix;
+        return async.threadPrefix();
     }
 
     /**
      * Closes the limiter: no new decision is accepted; the callback pool finishes what is queued (waiting up to
-     * 5 s, unless called from one of its own threads) and stops. A decision still in flight completes its stage
-     * on the thread that receives the answer. Idempotent. The Hazelcast instance keeps running.
+     * 5 s, unless called from one of its own threads) and stops ({@code CallbackPool.close()}). A decision still
+     * in flight completes its stage on the thread that receives the answer. Idempotent. The Hazelcast instance
+     * keeps running.
      */
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
-        }
-        pool.shutdown();
-        if (Thread.currentThread() instanceof CallbackThread t && t.owner == this) {
-            return;
-        }
-        try {
-            pool.awaitTermination(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (closed.compareAndSet(false, true)) {
+            async.close();
         }
     }
 
-    private PolicyMap map(Policy policy) {
-        if (catalog != null) {
-            catalog.remember(policy);
-        }
-        return map(policy.name());
+    private PolicyMaps.PolicyMap map(Policy policy) {
+        return maps.get(policy);
     }
 
-    private PolicyMap map(String policyName) {
-        PolicyMap found = maps.get(policyName);
-        if (found != null) {
-            return found;
-        }
-        return maps.computeIfAbsent(policyName, n -> {
-            IMap<String, LimiterState> map = instance.getMap(GridLimitHazelcast.mapName(n));
-            return new PolicyMap(map, AsyncSubmitter.forMap(map));
-        });
+    private PolicyMaps.PolicyMap map(String policyName) {
+        return maps.get(policyName);
     }
 
     private void checkOpen() {
@@ -342,54 +243,13 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         }
     }
 
-    /**
-     * Checks a key (SPEC §6): non-empty, at most {@link #MAX_KEY_BYTES} bytes in UTF-8. The message gives the
-     * size, never the key, which may be personal data.
-     */
-    static void checkKey(String key) {
-        Objects.requireNonNull(key, "key");
-        if (key.isEmpty()) {
-            throw new IllegalArgumentException("key must not be empty");
-        }
-        // a char takes at most 3 UTF-8 bytes (a surrogate pair 4 for 2 chars), so short keys need no count
-        if (key.length() * 3 > MAX_KEY_BYTES) {
-            int bytes = key.getBytes(StandardCharsets.UTF_8).length;
-            if (bytes > MAX_KEY_BYTES) {
-                throw new IllegalArgumentException(
-                        "key must be at most " + MAX_KEY_BYTES + " UTF-8 bytes, got " + bytes + " bytes");
-            }
-        }
-    }
-
-    /** Checks a cost (SPEC §1): in [1, 10^15]. */
-    static void checkCost(long cost) {
-        if (cost < 1 || cost > MAX_COST) {
-            throw new IllegalArgumentException("cost must be in [1, " + MAX_COST + "], got " + cost);
-        }
-    }
-
-    private static long[] checkCosts(long[] costs) {
-        Objects.requireNonNull(costs, "costs");
-        if (costs.length < 1 || costs.length > DecideProcessor.MAX_BATCH) {
-            throw new IllegalArgumentException(
-                    "costs must hold 1 to " + DecideProcessor.MAX_BATCH + " costs, got " + costs.length);
-        }
-        long[] copy = costs.clone();
+    /** A checked batch processor: each cost here, their number by {@link DecideProcessor}; costs copied. */
+    private static DecideProcessor batch(Policy policy, long[] costs) {
+        long[] copy = Objects.requireNonNull(costs, "costs").clone();
         for (int i = 0; i < copy.length; i++) {
-            if (copy[i] < 1 || copy[i] > MAX_COST) {
-                throw new IllegalArgumentException(
-                        "costs[" + i + "] must be in [1, " + MAX_COST + "], got " + copy[i]);
-            }
+            RateLimiter.checkCost("costs[" + i + "]", copy[i]);
         }
-        return copy;
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        Throwable t = failure;
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
+        return new DecideProcessor(policy, copy);
     }
 
     /** Builds a {@link HazelcastRateLimiter}; not thread-safe. */
@@ -410,11 +270,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
          * @throws IllegalArgumentException if {@code threads} is out of range
          */
         public Builder asyncThreads(int threads) {
-            if (threads < 1 || threads > MAX_ASYNC_THREADS) {
-                throw new IllegalArgumentException(
-                        "asyncThreads must be in [1, " + MAX_ASYNC_THREADS + "], got " + threads);
-            }
-            this.asyncThreads = threads;
+            this.asyncThreads = (int) Preconditions.checkRange("asyncThreads", threads, 1, MAX_ASYNC_THREADS);
             return this;
         }
 
@@ -440,39 +296,4 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         }
     }
 
-    private record PolicyMap(IMap<String, LimiterState> map, AsyncSubmitter async) {
-    }
-
-    /** A callback pool thread; knows its limiter so that {@link #close()} does not wait on itself. */
-    private static final class CallbackThread extends Thread {
-        final HazelcastRateLimiter owner;
-
-        CallbackThread(HazelcastRateLimiter owner, Runnable task, String name) {
-            super(task, name);
-            this.owner = owner;
-        }
-    }
-
-    /**
-     * A {@link CompletableFuture} whose default executor, and that of every stage derived from it, is the
-     * callback pool: {@code CompletableFuture}'s own default is the common pool, or a new thread per task where
-     * the common pool has parallelism 1.
-     */
-    private static final class CallbackFuture<T> extends CompletableFuture<T> {
-        private final Executor executor;
-
-        CallbackFuture(Executor executor) {
-            this.executor = executor;
-        }
-
-        @Override
-        public Executor defaultExecutor() {
-            return executor;
-        }
-
-        @Override
-        public <U> CompletableFuture<U> newIncompleteFuture() {
-            return new CallbackFuture<>(executor);
-        }
-    }
 }

@@ -1,5 +1,7 @@
 package io.gridlimit.grid;
 
+import io.gridlimit.internal.Futures;
+
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -7,7 +9,7 @@ import java.util.concurrent.RejectedExecutionException;
 /**
  * An {@link Executor} that never rejects: when the wrapped executor throws {@link RejectedExecutionException}
  * (a pool after shutdown, a Netty event loop shutting down) or any other runtime exception (an executor breaking
- * its contract), the task runs on the submitting thread instead. Used
+ * its contract), the task runs on the submitting thread instead ({@link Futures#runOn}). Used
  * for every executor a decision's completion is handed to, so that no stage is ever left incomplete because its
  * executor went away. Thread-safe if the wrapped executor is.
  */
@@ -28,22 +30,8 @@ final class NeverRejectingExecutor implements Executor {
         return executor instanceof NeverRejectingExecutor ? executor : new NeverRejectingExecutor(executor);
     }
 
-    /**
-     * Runs {@code task} on {@code executor}, or on this thread if the executor rejects it or throws.
-     *
-     * @param executor the executor
-     * @param task the task
-     */
-    static void run(Executor executor, Runnable task) {
-        try {
-            executor.execute(task);
-        } catch (RuntimeException e) { // RejectedExecutionException, or an executor breaking its contract
-            task.run();
-        }
-    }
-
     @Override
     public void execute(Runnable command) {
-        run(delegate, command);
+        Futures.runOn(delegate, command);
     }
 }

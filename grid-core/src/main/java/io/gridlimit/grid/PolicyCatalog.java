@@ -3,12 +3,8 @@ package io.gridlimit.grid;
 import com.hazelcast.config.Config;
 import com.hazelcast.core.HazelcastInstance;
 import io.gridlimit.algorithm.CompositeState;
-import io.gridlimit.algorithm.FixedWindowState;
-import io.gridlimit.algorithm.GcraState;
 import io.gridlimit.algorithm.LimiterState;
-import io.gridlimit.algorithm.SlidingWindowCounterState;
-import io.gridlimit.algorithm.SlidingWindowLogState;
-import io.gridlimit.algorithm.TokenBucketState;
+import io.gridlimit.algorithm.MergeStates;
 import io.gridlimit.api.Band;
 import io.gridlimit.api.Policy;
 import java.util.ArrayList;
@@ -148,25 +144,13 @@ public final class PolicyCatalog {
             }
             for (String name : c.bandNames()) {
                 Band band = p.bands().stream().filter(b -> b.name().equals(name)).findFirst().orElse(null);
-                if (band == null || !fits(c.bandState(name), band)) {
+                if (band == null || !MergeStates.fits(c.bandState(name), band)) {
                     return false;
                 }
             }
             return true;
         }
-        return !p.isComposite() && fits(s, p.bands().get(0));
-    }
-
-    /** True when a decision under {@code band} reads {@code s} instead of starting fresh (SPEC §4). */
-    static boolean fits(LimiterState s, Band band) {
-        return switch (band.algorithm()) {
-            case TOKEN_BUCKET -> s instanceof TokenBucketState t && t.refillPeriodNanos() == band.refillPeriodNanos();
-            case GCRA -> s instanceof GcraState g && g.refillPeriodNanos() == band.refillPeriodNanos();
-            case FIXED_WINDOW -> s instanceof FixedWindowState f && f.windowNanos() == band.windowNanos();
-            case SLIDING_WINDOW_LOG -> s instanceof SlidingWindowLogState l && l.windowNanos() == band.windowNanos();
-            case SLIDING_WINDOW_COUNTER ->
-                    s instanceof SlidingWindowCounterState c && c.windowNanos() == band.windowNanos();
-        };
+        return !p.isComposite() && MergeStates.fits(s, p.bands().get(0));
     }
 
     private static boolean sameParameters(Policy x, Policy y) {

@@ -1,0 +1,186 @@
+package io.gridlimit.local;
+
+import io.gridlimit.algorithm.LimiterState;
+import io.gridlimit.algorithm.Outcome;
+import io.gridlimit.algorithm.RateLimitAlgorithms;
+import io.gridlimit.api.Algorithm;
+import io.gridlimit.api.Band;
+import io.gridlimit.api.Decision;
+import io.gridlimit.api.Policy;
+import io.gridlimit.api.RateLimiter;
+import io.gridlimit.internal.Preconditions;
+import io.gridlimit.time.TimeSource;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@link RateLimiter} in this JVM only: the same pure algorithms as the grid ({@link RateLimitAlgorithms#apply})
+ * on an in-process map, with no Hazelcast and no framework. It is what {@code failure-mode: local} decides on when
+ * the grid does not answer (SPEC §5), usually with each policy's quota {@linkplain #share divided} among the
+ * replicas, and it serves as a limiter of its own wherever one process is the whole deployment.
+ *
+ * <p><b>State.</b> One entry per (policy name, key), updated atomically with {@link ConcurrentHashMap#compute} at
+ * one reading of the injected {@link TimeSource} per decision; a state written under other parameters of the same
+ * policy name is read as the algorithms read it after a policy change (SPEC §4). An entry is dropped once its
+ * outcome's TTL has passed (the state is then equal to a fresh one).
+ *
+ * <p><b>Bounded keys.</b> The map holds at most about {@code maxKeys} entries: a new key arriving when it is full
+ * first purges the expired entries (at most once per second of the clock, or at once after a step back), then, if
+ * still full, drops arbitrary entries (those keys restart fresh: an approximation that may over-admit them, stated
+ * in the README). Memory is therefore bounded whatever the traffic.
+ *
+ * <p>{@link #tryAcquireAsync} decides on the calling thread and returns a completed stage. Thread-safe.
+ */
+public final class LocalRateLimiter implements RateLimiter {
+    private static final long PURGE_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final ConcurrentHashMap<LocalKey, Entry> states = new ConcurrentHashMap<>();
+    private final int maxKeys;
+    private final TimeSource clock;
+    private volatile long nextPurgeNanos = Long.MIN_VALUE;
+
+    /**
+     * Creates an empty limiter.
+     *
+     * @param maxKeys the most (policy, key) states held, in [1, {@link Integer#MAX_VALUE}]
+     * @param clock the clock read once per decision (epoch nanoseconds in production: {@code SystemTimeSource})
+     * @throws IllegalArgumentException if {@code maxKeys < 1}
+     * @throws NullPointerException if {@code clock} is null
+     */
+    public LocalRateLimiter(int maxKeys, TimeSource clock) {
+        this.maxKeys = (int) Preconditions.checkRange("maxKeys", maxKeys, 1, Integer.MAX_VALUE);
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /**
+     * Divides a policy's quota and refill rate by a number of replicas, so that the replicas deciding on their own
+     * admit together about the policy's quota (SPEC §5). For {@code n} replicas:
+     * <ul>
+     *   <li>capacity (token bucket, GCRA) and limit (windows): {@code ceil(q / n)}, so at least 1;</li>
+     *   <li>refill rate {@code R/P} (token bucket, GCRA): divided exactly where the parameters allow it, else
+     *       rounded up: {@code R/n} per {@code P} when {@code n} divides {@code R}; else {@code R} per {@code P·n}
+     *       when {@code P·n} is at most 365 days (SPEC §1); else {@code ceil(R/n)} per {@code P};</li>
+     *   <li>periods, windows, band names and algorithms unchanged.</li>
+     * </ul>
+     * A request whose cost exceeds a divided quota is then denied as one that can never pass (no retryAfter).
+     *
+     * @param policy a policy
+     * @param replicas the divisor, >= 1
+     * @return the derived policy, of the same name and band names; equal to {@code policy} for 1
+     * @throws IllegalArgumentException if {@code replicas < 1}
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public static Policy share(Policy policy, int replicas) {
+        Preconditions.checkRange("replicas", replicas, 1, Integer.MAX_VALUE);
+        Policy.Builder b = Policy.builder(policy.name());
+        for (Band band : policy.bands()) {
+            Band d = share(band, replicas);
+            if (policy.isComposite()) {
+                b.band(d);
+            } else {
+                b.single(d);
+            }
+        }
+        return b.build();
+    }
+
+    private static Band share(Band band, long n) {
+        Algorithm a = band.algorithm();
+        if (a.isBucket()) {
+            long capacity = ceilDiv(band.capacity(), n);
+            long r = band.refillTokens();
+            long p = band.refillPeriodNanos();
+            long tokens;
+            long period;
+            if (r % n == 0) {
+                tokens = r / n;
+                period = p;
+            } else if (p <= Band.MAX_PERIOD_NANOS / n) {
+                tokens = r;
+                period = p * n;
+            } else {
+                tokens = ceilDiv(r, n);
+                period = p;
+            }
+            Duration refillPeriod = Duration.ofNanos(period);
+            return a == Algorithm.TOKEN_BUCKET ? Band.tokenBucket(band.name(), capacity, tokens, refillPeriod)
+                    : Band.gcra(band.name(), capacity, tokens, refillPeriod);
+        }
+        long limit = ceilDiv(band.limit(), n);
+        Duration window = Duration.ofNanos(band.windowNanos());
+        return switch (a) {
+            case FIXED_WINDOW -> Band.fixedWindow(band.name(), limit, window);
+            case SLIDING_WINDOW_LOG -> Band.slidingWindowLog(band.name(), limit, window);
+            case SLIDING_WINDOW_COUNTER -> Band.slidingWindowCounter(band.name(), limit, window);
+            default -> throw new IllegalStateException("unknown algorithm " + a);
+        };
+    }
+
+    private static long ceilDiv(long x, long n) {
+        return Math.max(1, -Math.floorDiv(-x, n));
+    }
+
+    /**
+     * Decides one request against {@code policy} at one reading of this limiter's clock. {@inheritDoc}
+     */
+    @Override
+    public Decision tryAcquire(Policy policy, String key, long cost) {
+        Objects.requireNonNull(policy, "policy");
+        RateLimiter.checkKey(key);
+        RateLimiter.checkCost(cost);
+        long now = clock.nowNanos();
+        LocalKey k = new LocalKey(policy.name(), key);
+        if (states.size() >= maxKeys && !states.containsKey(k)) {
+            makeRoom(now);
+        }
+        Decision[] decision = new Decision[1];
+        states.compute(k, (ignored, entry) -> {
+            LimiterState state = entry == null || now >= entry.expiresAtNanos() ? null : entry.state();
+            Outcome outcome = RateLimitAlgorithms.apply(state, policy, cost, now);
+            decision[0] = outcome.decision();
+            if (outcome.write()) {
+                long ttl = outcome.ttlNanos();
+                long expiresAt = now > Long.MAX_VALUE - ttl ? Long.MAX_VALUE : now + ttl;
+                return new Entry(outcome.state(), expiresAt);
+            }
+            return state == null ? null : entry;
+        });
+        return decision[0];
+    }
+
+    /**
+     * Decides on the calling thread, as {@link #tryAcquire}; the stage is already complete. {@inheritDoc}
+     */
+    @Override
+    public CompletionStage<Decision> tryAcquireAsync(Policy policy, String key, long cost) {
+        return CompletableFuture.completedFuture(tryAcquire(policy, key, cost));
+    }
+
+    /** @return the number of (policy, key) states held now, at most about {@code maxKeys} */
+    public int size() {
+        return states.size();
+    }
+
+    private void makeRoom(long now) {
+        if (now >= nextPurgeNanos || now < nextPurgeNanos - PURGE_INTERVAL_NANOS) {
+            nextPurgeNanos = now + PURGE_INTERVAL_NANOS;
+            states.entrySet().removeIf(e -> now >= e.getValue().expiresAtNanos());
+        }
+        Iterator<LocalKey> it = states.keySet().iterator();
+        while (states.size() >= maxKeys && it.hasNext()) {
+            it.next();
+            it.remove();
+        }
+    }
+
+    private record LocalKey(String policy, String key) {
+    }
+
+    private record Entry(LimiterState state, long expiresAtNanos) {
+    }
+}
