@@ -39,10 +39,7 @@ public record RouteRule(String origin, String pattern, Set<String> methods, Poli
         if (keys.isEmpty()) {
             throw new IllegalArgumentException("a rule needs at least one key source");
         }
-        if (cost < 1 || cost > io.gridlimit.api.RateLimiter.MAX_COST) {
-            throw new IllegalArgumentException("cost must be in [1, " + io.gridlimit.api.RateLimiter.MAX_COST
-                    + "], got " + cost);
-        }
+        io.gridlimit.api.RateLimiter.checkCost(cost);
     }
 
     /**

@@ -47,8 +47,9 @@ public class KeyResolver {
      *
      * @param rule the rule
      * @param request the request
-     * @return the key, or what is missing (absent, or blank after trimming; an unusable client IP; a key longer
-     *     than {@link RateLimiter#MAX_KEY_BYTES} UTF-8 bytes)
+     * @return the key, or what is missing (absent, or blank after trimming; an unusable client IP; a key that
+     *     {@link RateLimiter#checkKey} refuses: longer than {@link RateLimiter#MAX_KEY_BYTES} UTF-8 bytes, or with a
+     *     lone surrogate)
      */
     public Resolved resolve(RouteRule rule, HttpRequest<?> request) {
         StringBuilder key = new StringBuilder();
@@ -63,12 +64,13 @@ public class KeyResolver {
             key.append(part.get());
         }
         String k = key.toString();
-        if (k.getBytes(StandardCharsets.UTF_8).length > RateLimiter.MAX_KEY_BYTES) {
+        try {
+            return new Resolved(RateLimiter.checkKey(k), null);
+        } catch (IllegalArgumentException e) { // the message names the problem and the size, never the key
             return new Resolved(null, "a usable rate-limit key: the key built from "
-                    + String.join(", ", rule.keys().stream().map(KeySource::describe).toList())
-                    + " is longer than " + RateLimiter.MAX_KEY_BYTES + " bytes");
+                    + String.join(", ", rule.keys().stream().map(KeySource::describe).toList()) + " is invalid ("
+                    + e.getMessage() + ")");
         }
-        return new Resolved(k, null);
     }
 
     private Optional<String> part(KeySource source, RouteRule rule, HttpRequest<?> request) {

@@ -94,8 +94,9 @@ public class RateLimitedRoutes {
             }
         }
         long cost = metadata.longValue(RateLimited.class, "cost").orElse(1L);
-        if (cost < 1 || cost > RateLimiter.MAX_COST) {
-            errors.add(origin + ": cost '" + cost + "' is out of range [1, " + RateLimiter.MAX_COST + "]");
+        String badCost = costError(cost);
+        if (badCost != null) {
+            errors.add(origin + ": " + badCost);
         } else if (policy != null) {
             for (Band band : policy.bands()) {
                 if (cost > band.quota()) {
@@ -112,5 +113,15 @@ public class RateLimitedRoutes {
         }
         return new RouteRule(origin, route.getUriMatchTemplate().toString(),
                 Set.of(route.getHttpMethodName()), policy, config.isShadow(policy.name()), keys, cost, onMissing);
+    }
+
+    /** @return {@link RateLimiter#checkCost}'s message for a cost out of range, or null */
+    private static @Nullable String costError(long cost) {
+        try {
+            RateLimiter.checkCost(cost);
+            return null;
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
     }
 }

@@ -19,9 +19,12 @@ import java.util.concurrent.TimeUnit;
  * Thread-safe.
  *
  * <ul>
- *   <li>{@value #DECISIONS} (counter; tags {@code policy}, {@code outcome}: allowed, denied, shadow_denied,
- *       fallback; {@code mode}: {@code grid} for the grid's decisions, else the failure mode that answered instead:
- *       {@code open}, {@code closed} or {@code local})</li>
+ *   <li>{@value #DECISIONS} (counter; tags {@code policy}; {@code outcome}: allowed, denied, shadow_denied,
+ *       fallback, missing_key_rejected, missing_key_skipped; {@code mode}: {@code grid} for the grid's decisions,
+ *       the failure mode that answered instead ({@code open}, {@code closed} or {@code local}) for a fallback,
+ *       {@code none} for a missing key (nothing was asked); {@code source}: {@code filter} for the HTTP filter,
+ *       {@code api} for the decision API. Every series carries all four tags, as Prometheus requires of one
+ *       name)</li>
  *   <li>{@value #DECISION_LATENCY} (timer with a percentile histogram from 100 µs to 1 s, so
  *       {@code histogram_quantile} over {@code _bucket} gives p99 per policy; tag {@code policy}): from asking the
  *       grid to its answer or timeout</li>
@@ -33,7 +36,7 @@ import java.util.concurrent.TimeUnit;
  */
 @Singleton
 public class GridLimitMetrics {
-    /** Decisions taken by the HTTP filter, by policy and outcome. */
+    /** Decisions taken by the HTTP filter and the decision API, by policy, outcome, mode and source. */
     public static final String DECISIONS = "gridlimit.decisions";
     /** Time from asking the grid to its answer (or the timeout), by policy. */
     public static final String DECISION_LATENCY = "gridlimit.decision.latency";
@@ -51,6 +54,8 @@ public class GridLimitMetrics {
     public static final String GRID_CLUSTER_SAFE = "gridlimit.grid.cluster.safe";
     /** The {@code mode} tag value of decisions the grid gave. */
     public static final String MODE_GRID = "grid";
+    /** The {@code mode} tag value of a missing key: neither the grid nor a failure mode was asked. */
+    public static final String MODE_NONE = "none";
     /** Smallest bucket of the latency histogram: 100 µs. */
     public static final Duration LATENCY_HISTOGRAM_MIN = Duration.ofNanos(100_000);
     /** Largest bucket of the latency histogram: 1 s. */
@@ -69,9 +74,26 @@ public class GridLimitMetrics {
          * through, closed answered 503, local decided on this replica's approximation). Counted through
          * {@link #fallback(String, FailureMode)}.
          */
-        FALLBACK;
+        FALLBACK,
+        /** The rule's key is missing and {@code on-missing-key: reject} answered 400 ({@code mode=none}). */
+        MISSING_KEY_REJECTED,
+        /** The rule's key is missing and {@code on-missing-key: skip} dropped the rule ({@code mode=none}). */
+        MISSING_KEY_SKIPPED;
 
         /** @return the tag value, e.g. {@code shadow_denied} */
+        public String tag() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** The {@code source} tag values of {@value #DECISIONS}: who decided. */
+    public enum Source {
+        /** The HTTP filter ({@code RateLimitFilter}). */
+        FILTER,
+        /** The decision API ({@code /v1/ratelimit/check}). */
+        API;
+
+        /** @return the tag value, {@code filter} or {@code api} */
         public String tag() {
             return name().toLowerCase(Locale.ROOT);
         }
@@ -92,17 +114,41 @@ public class GridLimitMetrics {
     }
 
     /**
-     * Counts one decision.
+     * Counts one decision of the HTTP filter ({@code source=filter}).
      *
      * @param policy the policy name
-     * @param outcome what the request got from the grid: allowed, denied or shadow_denied ({@code mode=grid})
+     * @param outcome allowed, denied or shadow_denied ({@code mode=grid}), or a missing key ({@code mode=none})
      * @throws IllegalArgumentException for {@link Outcome#FALLBACK}, which {@link #fallback} counts with its mode
      */
     public void decision(String policy, Outcome outcome) {
+        decision(Source.FILTER, policy, outcome);
+    }
+
+    /**
+     * Counts one decision.
+     *
+     * @param source who decided
+     * @param policy the policy name
+     * @param outcome allowed, denied or shadow_denied ({@code mode=grid}), or a missing key ({@code mode=none})
+     * @throws IllegalArgumentException for {@link Outcome#FALLBACK}, which {@link #fallback} counts with its mode
+     */
+    public void decision(Source source, String policy, Outcome outcome) {
         if (outcome == Outcome.FALLBACK) {
             throw new IllegalArgumentException("outcome FALLBACK needs its failure mode: call fallback(policy, mode)");
         }
-        count(policy, outcome.tag(), MODE_GRID);
+        boolean missing = outcome == Outcome.MISSING_KEY_REJECTED || outcome == Outcome.MISSING_KEY_SKIPPED;
+        count(source, policy, outcome.tag(), missing ? MODE_NONE : MODE_GRID);
+    }
+
+    /**
+     * Counts one request of the HTTP filter that the failure mode answered ({@code source=filter}); see
+     * {@link #fallback(Source, String, FailureMode)}.
+     *
+     * @param policy the policy name
+     * @param mode the failure mode that answered
+     */
+    public void fallback(String policy, FailureMode mode) {
+        fallback(Source.FILTER, policy, mode);
     }
 
     /**
@@ -110,18 +156,21 @@ public class GridLimitMetrics {
      * {@code grid-timeout} (SPEC §5): {@value #DECISIONS} with {@code outcome=fallback} and {@code mode} the failure
      * mode ({@code open}, {@code closed}, {@code local}).
      *
+     * @param source who decided
      * @param policy the policy name
      * @param mode the failure mode that answered
      */
-    public void fallback(String policy, FailureMode mode) {
-        count(policy, Outcome.FALLBACK.tag(), mode.name().toLowerCase(Locale.ROOT));
+    public void fallback(Source source, String policy, FailureMode mode) {
+        count(source, policy, Outcome.FALLBACK.tag(), mode.name().toLowerCase(Locale.ROOT));
     }
 
-    private void count(String policy, String outcome, String mode) {
-        counters.computeIfAbsent(DECISIONS + '\0' + policy + '\0' + outcome + '\0' + mode,
+    private void count(Source source, String policy, String outcome, String mode) {
+        counters.computeIfAbsent(DECISIONS + '\0' + policy + '\0' + outcome + '\0' + mode + '\0' + source.tag(),
                 k -> Counter.builder(DECISIONS)
-                        .description("Rate-limit decisions by policy, outcome and mode (grid or the failure mode)")
-                        .tag("policy", policy).tag("outcome", outcome).tag("mode", mode).register(registry))
+                        .description("Rate-limit decisions by policy, outcome, mode (grid, the failure mode or none)"
+                                + " and source (filter or api)")
+                        .tag("policy", policy).tag("outcome", outcome).tag("mode", mode)
+                        .tag("source", source.tag()).register(registry))
                 .increment();
     }
 
