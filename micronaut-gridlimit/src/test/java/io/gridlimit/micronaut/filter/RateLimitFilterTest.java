@@ -283,6 +283,59 @@ class RateLimitFilterTest implements TestPropertyProvider {
         }
     }
 
+    @Test
+    void missingKeysAreCountedWithTheirOwnOutcomeAndSourceAndEveryFilterAnswerCarriesDate() throws Exception {
+        double rejected = counter("api", "missing_key_rejected");
+        double skipped = counter("skipper", "missing_key_skipped");
+        Resp none = get("/t/api", "X-Forwarded-For", "203.0.113.41");
+        assertThat(none.code()).isEqualTo(400);
+        assertRecentDate(h(none, "Date"));
+        assertThat(get("/t/skip").code()).isEqualTo(200);
+        assertThat(counter("api", "missing_key_rejected")).isEqualTo(rejected + 1);
+        assertThat(counter("skipper", "missing_key_skipped")).isEqualTo(skipped + 1);
+        assertThat(meters.find(GridLimitMetrics.DECISIONS).tag("policy", "api")
+                .tag("outcome", "missing_key_rejected").tag("mode", "none").tag("source", "filter").counter())
+                .isNotNull();
+        // every series of the name carries the same four tags (Prometheus refuses a name with different keys)
+        assertThat(meters.find(GridLimitMetrics.DECISIONS).counters()).isNotEmpty().allSatisfy(c ->
+                assertThat(c.getId().getTags()).extracting(io.micrometer.core.instrument.Tag::getKey)
+                        .containsExactlyInAnyOrder("policy", "outcome", "mode", "source"));
+
+        String ip = "203.0.113.42";
+        for (int i = 0; i < 2; i++) {
+            assertThat(get("/t/multi", "X-Forwarded-For", ip).code()).isEqualTo(200);
+        }
+        Resp denied = get("/t/multi", "X-Forwarded-For", ip);
+        assertThat(denied.code()).isEqualTo(429);
+        assertRecentDate(h(denied, "Date"));
+    }
+
+    @Test
+    void aHeaderSectionOverTheServersLimitAnswers431WithAProblemBody() throws Exception {
+        // Micronaut's default max-header-size is 8 KiB; without GridLimit it answers 413 with its own JSON
+        RawHttp.Response r = RawHttp.send(server.getPort(), "GET", "/t/hello", "X-Big: " + "a".repeat(9000));
+        assertThat(r.status()).isEqualTo(431);
+        assertThat(r.header("content-type")).startsWith("application/problem+json");
+        assertRecentDate(r.header("date"));
+        Map<String, Object> body = problem(new Resp(r.status(), null, r.body()));
+        assertThat(body).containsEntry("type", "about:blank").containsEntry("status", 431)
+                .containsEntry("title", "Request Header Fields Too Large");
+        assertThat(r.body()).doesNotContain("aaaa");
+        // a request under the limit is served as usual
+        assertThat(RawHttp.send(server.getPort(), "GET", "/t/exempt/free", "X-Big: " + "a".repeat(4000)).status())
+                .isEqualTo(200);
+    }
+
+    /** An IMF-fixdate (RFC 9110 §5.6.7) within a minute of this machine's clock. */
+    static void assertRecentDate(String date) {
+        assertThat(date).as("Date header").isNotNull().matches("[A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} "
+                + "\\d{2}:\\d{2}:\\d{2} GMT");
+        java.time.Instant sent = java.time.ZonedDateTime.parse(date,
+                java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+        assertThat(java.time.Duration.between(sent, java.time.Instant.now()).abs())
+                .isLessThan(java.time.Duration.ofMinutes(1));
+    }
+
     @SuppressWarnings("unchecked")
     private Map<String, Object> problem(Resp r) throws java.io.IOException {
         return json.readValue(r.body(), Map.class);
