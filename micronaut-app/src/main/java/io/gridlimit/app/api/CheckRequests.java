@@ -8,7 +8,6 @@ import io.micronaut.http.HttpStatus;
 import io.micronaut.json.tree.JsonNode;
 
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -19,8 +18,9 @@ import java.util.regex.Pattern;
  *
  * <p>Request shapes: a check is {@code {"policy": string, "key": string, "cost": integer}} with {@code cost}
  * optional (default 1); a batch is {@code {"checks": [check, ...]}} with 1 to {@code maxChecks} checks. Unknown
- * members are ignored. Rules (SPEC §1, §6): policy a configured policy name (else 404); key non-empty and at most
- * 1024 UTF-8 bytes, used as given; cost an integer in [1, 10^15] written as a JSON integer literal (no fraction, no
+ * members are ignored. Rules (SPEC §1, §6): policy a configured policy name (else 404); key as
+ * {@link RateLimiter#checkKey} accepts it (non-empty, at most 1024 UTF-8 bytes, no lone UTF-16 surrogate), used as
+ * given; cost an integer in [1, 10^15] written as a JSON integer literal (no fraction, no
  * exponent: {@code 1.0} and {@code 1e3} are refused; the tree comes from {@link StrictJson}, which keeps that kind). Messages name the member, prefixed by its batch
  * index ({@code checks[3].key}); they quote bad policy names and costs but never a key.
  */
@@ -101,13 +101,10 @@ final class CheckRequests {
             throw badRequest(prefix + "key must be a string");
         }
         String key = keyNode.getStringValue();
-        if (key.isEmpty()) {
-            throw badRequest(prefix + "key must not be empty");
-        }
-        int keyBytes = key.getBytes(StandardCharsets.UTF_8).length;
-        if (keyBytes > RateLimiter.MAX_KEY_BYTES) {
-            throw badRequest(prefix + "key must be at most " + RateLimiter.MAX_KEY_BYTES + " UTF-8 bytes, got "
-                    + keyBytes);
+        try {
+            RateLimiter.checkKey(key);
+        } catch (IllegalArgumentException e) { // names the problem and the size, never the key
+            throw badRequest(prefix + e.getMessage());
         }
         long cost = cost(node.get("cost"), prefix);
         String name = policyNode.getStringValue();
@@ -134,10 +131,11 @@ final class CheckRequests {
                     + abbreviate(n.toString()));
         }
         BigInteger value = n instanceof BigInteger bi ? bi : BigInteger.valueOf(n.longValue());
-        if (value.signum() < 1 || value.compareTo(BigInteger.valueOf(RateLimiter.MAX_COST)) > 0) {
+        try {
+            return RateLimiter.checkCost(value.longValueExact());
+        } catch (ArithmeticException | IllegalArgumentException e) { // beyond a long, or out of range
             throw badRequest(prefix + "cost must be " + COST_RANGE + ", got " + abbreviate(value.toString()));
         }
-        return value.longValueExact();
     }
 
     private static String kind(JsonNode node) {

@@ -2,7 +2,9 @@ package io.gridlimit.app.api;
 
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.RateLimiter;
+import io.gridlimit.internal.Futures;
 import io.gridlimit.micronaut.PolicyRegistry;
+import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.gridlimit.micronaut.problem.Problem;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
@@ -28,9 +30,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -82,6 +82,7 @@ public class DecisionApiController {
 
     private final RateLimiter rateLimiter;
     private final PolicyRegistry policies;
+    private final GridLimitMetrics metrics;
     private final long timeoutNanos;
 
     /**
@@ -90,11 +91,13 @@ public class DecisionApiController {
      * @param rateLimiter the grid-backed limiter
      * @param policies the configured policies
      * @param settings the checked {@code gridlimit.decision-api.*} values
+     * @param metrics counts each decision in {@code gridlimit.decisions} with {@code source=api}
      */
     public DecisionApiController(RateLimiter rateLimiter, PolicyRegistry policies,
-                                 DecisionApiSettings settings) {
+                                 DecisionApiSettings settings, GridLimitMetrics metrics) {
         this.rateLimiter = rateLimiter;
         this.policies = policies;
+        this.metrics = metrics;
         this.timeoutNanos = saturatedNanos(settings.timeout());
     }
 
@@ -221,6 +224,8 @@ public class DecisionApiController {
             if (error != null) {
                 result.completeExceptionally(error);
             } else {
+                metrics.decision(GridLimitMetrics.Source.API, policyName,
+                        decision.allowed() ? GridLimitMetrics.Outcome.ALLOWED : GridLimitMetrics.Outcome.DENIED);
                 result.complete(CheckResponse.of(decision, policyName));
             }
         });
@@ -248,7 +253,7 @@ public class DecisionApiController {
     }
 
     private HttpResponse<?> failure(Throwable error, List<CheckRequests.Check> checks) {
-        Throwable cause = unwrap(error);
+        Throwable cause = Futures.unwrap(error);
         String policyNames = checks.stream().map(c -> c.policy().name()).distinct().toList().toString();
         if (cause instanceof TimeoutException) {
             LOG.warn("decision API: the grid did not answer within {} ms (policies {})",
@@ -263,14 +268,6 @@ public class DecisionApiController {
         }
         LOG.warn("decision API: the grid failed (policies {}): {}", policyNames, cause.getClass().getName());
         return ApiProblems.gridUnavailable("the rate-limit grid is unavailable; retry after 1 second");
-    }
-
-    private static Throwable unwrap(Throwable error) {
-        Throwable t = error;
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 
     private static long saturatedNanos(Duration d) {

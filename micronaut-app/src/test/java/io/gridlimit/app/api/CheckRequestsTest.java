@@ -96,7 +96,12 @@ class CheckRequestsTest {
         assertSingleRejected("{\"policy\":\"demo\",\"key\":\"\"}", HttpStatus.BAD_REQUEST, "key must not be empty");
         assertSingleRejected("{\"policy\":\"demo\",\"key\":12}", HttpStatus.BAD_REQUEST, "key must be a string");
         assertSingleRejected("{\"policy\":\"demo\",\"key\":\"" + "é".repeat(512) + "x\"}", HttpStatus.BAD_REQUEST,
-                "key must be at most 1024 UTF-8 bytes, got 1025");
+                "key must be at most 1024 UTF-8 bytes, got 1025 bytes");
+        // a lone surrogate (the JSON escape of U+D800) would share a state with "sur?": refused, the key never quoted
+        assertSingleRejected("{\"policy\":\"demo\",\"key\":\"sur\\ud800\"}", HttpStatus.BAD_REQUEST,
+                "key must be well-formed UTF-16: a lone surrogate at index 3 has no UTF-8 form");
+        assertSingleRejected("{\"policy\":\"demo\",\"key\":\"sur\\udc00\"}", HttpStatus.BAD_REQUEST,
+                "key must be well-formed UTF-16: a lone surrogate at index 3 has no UTF-8 form");
         assertSingleRejected("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":0}", HttpStatus.BAD_REQUEST, cost + "0");
         assertSingleRejected("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":-3}", HttpStatus.BAD_REQUEST, cost + "-3");
         assertSingleRejected("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":1000000000000001}",

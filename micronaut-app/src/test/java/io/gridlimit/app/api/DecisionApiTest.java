@@ -43,6 +43,9 @@ class DecisionApiTest implements TestPropertyProvider {
     @Inject
     ManualTimeSource clock;
 
+    @Inject
+    io.micrometer.core.instrument.MeterRegistry meters;
+
     @Property(name = SharedClock.PROPERTY)
     String clockName;
 
@@ -110,6 +113,26 @@ class DecisionApiTest implements TestPropertyProvider {
 
     private HttpResponse<String> check(String policy, String key) {
         return post(CHECK, "{\"policy\":\"" + policy + "\",\"key\":\"" + key + "\"}");
+    }
+
+    private double apiDecisions(String policy, String outcome) {
+        var c = meters.find(io.gridlimit.micronaut.metrics.GridLimitMetrics.DECISIONS).tag("policy", policy)
+                .tag("outcome", outcome).tag("mode", "grid").tag("source", "api").counter();
+        return c == null ? 0 : c.count();
+    }
+
+    @Test
+    void everyDecisionIsCountedWithSourceApi() {
+        double allowed = apiDecisions("api", "allowed");
+        double denied = apiDecisions("api", "denied");
+        assertThat(post(CHECK, "{\"policy\":\"api\",\"key\":\"metrics-1\",\"cost\":10}").code()).isEqualTo(200);
+        assertThat(post(BATCH, "{\"checks\":[{\"policy\":\"api\",\"key\":\"metrics-1\"},"
+                + "{\"policy\":\"api\",\"key\":\"metrics-2\"}]}").code()).isEqualTo(200);
+        assertThat(apiDecisions("api", "allowed")).isEqualTo(allowed + 2);
+        assertThat(apiDecisions("api", "denied")).isEqualTo(denied + 1);
+        assertThat(post(CHECK, "{\"policy\":\"api\",\"key\":\"\"}").code()).as("rejected, not decided")
+                .isEqualTo(400);
+        assertThat(apiDecisions("api", "allowed") + apiDecisions("api", "denied")).isEqualTo(allowed + denied + 3);
     }
 
     @Test
@@ -203,7 +226,9 @@ class DecisionApiTest implements TestPropertyProvider {
                 "the request body is not valid JSON");
         assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":\"\"}"), 400, "Bad Request", "key must not be empty");
         assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":\"" + "k".repeat(1025) + "\"}"), 400,
-                "Bad Request", "key must be at most 1024 UTF-8 bytes, got 1025");
+                "Bad Request", "key must be at most 1024 UTF-8 bytes, got 1025 bytes");
+        assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":\"sur\\ud800\"}"), 400, "Bad Request",
+                "key must be well-formed UTF-16: a lone surrogate at index 3 has no UTF-8 form");
         assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":\"k\",\"cost\":0}"), 400, "Bad Request",
                 "cost must be an integer in [1, 1000000000000000], got 0");
         assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":\"k\",\"cost\":1000000000000001}"), 400,
