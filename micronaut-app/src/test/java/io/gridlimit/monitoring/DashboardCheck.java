@@ -132,6 +132,13 @@ final class DashboardCheck {
             }
             return outcomes;
         }
+        if (metric.startsWith("gridlimit_decisions") && label.equals("source")) {
+            Set<String> sources = new TreeSet<>();
+            for (GridLimitMetrics.Source s : GridLimitMetrics.Source.values()) {
+                sources.add(s.tag());
+            }
+            return sources;
+        }
         if (metric.startsWith("gridlimit_grid_errors") && label.equals("reason")) {
             return Set.of("timeout", "failure");
         }

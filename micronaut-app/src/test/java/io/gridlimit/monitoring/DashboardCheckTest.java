@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 class DashboardCheckTest {
     private static final PrometheusText SCRAPE = PrometheusText.parse("""
             # TYPE gridlimit_decisions_total counter
-            gridlimit_decisions_total{outcome="allowed",policy="demo"} 5.0
-            gridlimit_decisions_total{outcome="denied",policy="demo"} 1.0
+            gridlimit_decisions_total{mode="grid",outcome="allowed",policy="demo",source="filter"} 5.0
+            gridlimit_decisions_total{mode="grid",outcome="denied",policy="demo",source="filter"} 1.0
             # TYPE gridlimit_decision_latency_seconds summary
             gridlimit_decision_latency_seconds_count{policy="demo"} 6
             gridlimit_decision_latency_seconds_sum{policy="demo"} 0.01
@@ -55,7 +55,8 @@ class DashboardCheckTest {
                         + " [policy])");
         assertThat(DashboardCheck.problems(dashboard("gridlimit_decisions_total{outcome=~\"denied|rejected\"}"),
                 SCRAPE)).containsExactly("panel 'P' target A: gridlimit_decisions_total{outcome} never takes the"
-                + " value 'rejected' (it takes [allowed, denied, fallback, shadow_denied])");
+                + " value 'rejected' (it takes [allowed, denied, fallback, missing_key_rejected,"
+                + " missing_key_skipped, shadow_denied])");
         assertThat(DashboardCheck.problems(dashboard("gridlimit_active_keys{policy=\"nope\"}"), SCRAPE))
                 .containsExactly("panel 'P' target A: gridlimit_active_keys{policy} never takes the value 'nope'"
                         + " (it takes [demo])");

@@ -41,6 +41,12 @@ class GrafanaDashboardTest {
         assertThat(policy.path("datasource").path("uid").asText()).isEqualTo("${datasource}");
         assertThat(policy.path("includeAll").asBoolean()).isTrue();
         assertThat(policy.path("multi").asBoolean()).isTrue();
+        // gridlimit_decisions_total counts the filter's and the decision API's decisions: tag source selects them
+        JsonNode source = variable(root, "source");
+        assertThat(source.path("type").asText()).isEqualTo("custom");
+        assertThat(source.path("query").asText()).isEqualTo("filter,api");
+        assertThat(source.path("includeAll").asBoolean()).isTrue();
+        assertThat(source.path("allValue").asText()).isEqualTo(".*");
 
         Set<Integer> ids = new HashSet<>();
         List<int[]> cells = new ArrayList<>();
@@ -83,6 +89,12 @@ class GrafanaDashboardTest {
                             x -> assertThat(x).startsWith("count(count by (instance)"),
                             // member-level metrics carry no policy label
                             x -> assertThat(PromQl.parse(x).metricNames()).isSubsetOf(MEMBER_LEVEL_METRICS));
+            for (PromQl.Selector selector : PromQl.parse(e.expr()).selectors()) {
+                if ("gridlimit_decisions_total".equals(selector.metric())) {
+                    assertThat(selector.matchers()).as("%s filters decisions on the selected sources", e.where())
+                            .contains(new PromQl.Matcher("source", "=~", "$source"));
+                }
+            }
         }
     }
 

@@ -142,6 +142,10 @@ class MonitoredServiceTest {
         assertThat(value(afterOneClient, "gridlimit_active_keys", "policy", "demo")).isEqualTo(1.0);
         assertThat(value(afterOneClient, "gridlimit_decisions_total", "policy", "demo", "outcome", "allowed",
                 "mode", "grid")).isEqualTo(5.0);
+        assertThat(value(afterOneClient, "gridlimit_decisions_total", "policy", "demo", "outcome", "allowed",
+                "mode", "grid", "source", "filter")).isEqualTo(5.0);
+        assertThat(afterOneClient.samples("gridlimit_decisions_total")).as("only the filter decided here")
+                .isNotEmpty().allSatisfy(s -> assertThat(s.labels()).containsEntry("source", "filter"));
         // the latency histogram: every decision lands in the +Inf bucket, buckets from 100 us up to 1 s
         assertThat(value(afterOneClient, "gridlimit_decision_latency_seconds_bucket", "policy", "demo", "le",
                 "+Inf")).isEqualTo(6.0);
