@@ -20,7 +20,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 
 /**
- * Hot-key coalescing (issue 6, item 3): GridLimit's async token bucket ({@link BenchPolicies} {@code token-bucket},
+ * Hot-key coalescing (docs/SPEC.md §8): GridLimit's async token bucket ({@link BenchPolicies} {@code token-bucket},
  * capacity 100, 100 per second) through one embedded member, {@value GridFloorBenchmark#THREADS} caller threads
  * with {@value InFlight#PERMITS} decisions in flight each (256 concurrent), with coalescing on
  * ({@code HazelcastRateLimiter.Builder.coalesceHotKeys(true)}) (the default) and off, on two workloads:

@@ -14,12 +14,12 @@ import redis.clients.jedis.Response;
  *       ({@code TIME}, microseconds), reads both windows' counts, decides with
  *       {@code (W - e)·prev + W·(cur + cost) <= W·L} (all values below 2^53, so exact in Lua's doubles) and
  *       increments only when admitted, in one script no other command can interleave with;</li>
- *   <li>{@link #seedsTwoPipelines}: the seeds' code (seed 000, Python) translated line by line: a pipeline of two
+ *   <li>{@link #seedsTwoPipelines}: the original Python limiter (bench/README.md), line by line: a pipeline of two
  *       {@code GET}s, the weighted count computed on the CALLER with its wall clock in floating point, then a
  *       second pipeline {@code INCR} + {@code EXPIRE}. Between the two pipelines other callers read the same
- *       counts: a race over-admits. The seed denies when the weighted count {@code >= limit}.</li>
+ *       counts: a race over-admits. That code denies when the weighted count {@code >= limit}.</li>
  * </ul>
- * Keys are {@code <key>:<window start>} as in the seed (the Lua script builds them on the server, which a Redis
+ * Keys are {@code <key>:<window start>} as in that code (the Lua script builds them on the server, which a Redis
  * Cluster would refuse: standalone only, as here). Thread-safe (the pool is).
  */
 public final class RedisLimiters {

@@ -21,7 +21,7 @@ import io.gridlimit.api.Decision;
  *   <li><b>Policy change</b> (SPEC §4): the count is kept against the new limit; a state written under another
  *   window length is ignored (fresh).</li>
  * </ol>
- * Sources: SPEC.md §2-4; seed 003 (boundary burst of the fixed window).
+ * Sources: docs/SPEC.md §2-4 (§3: the boundary burst of aligned windows).
  */
 final class FixedWindow {
     private FixedWindow() {

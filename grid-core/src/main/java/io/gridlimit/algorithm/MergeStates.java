@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The conservative merge of two states of one key after a split brain (issue "cluster reliability" §2): the
+ * The conservative merge of two states of one key after a split brain (docs/SPEC.md §8): the
  * result is at least as consumed as each input, so no capacity spent on either side of the split comes back when
  * the sides heal. A pure function of its arguments: no clock is read, nothing is stored. Thread-safe (stateless).
  *
@@ -52,8 +52,8 @@ import java.util.Set;
  *   <li><b>Overflow.</b> Token and debt comparisons are exact ({@link Wide}); counts are kept, not added; a
  *   log's costs are summed to at most {@code L} (at most 10^5).</li>
  * </ol>
- * Sources: issue 4 "cluster reliability" §2 (fewer tokens, higher counts in the same window, later TAT, union of
- * log entries bounded by the limit); SPEC.md §2-4.
+ * Sources: docs/SPEC.md §2-4, §8 (the merge keeps the more consumed side: fewer tokens, higher counts in the same
+ * window, later TAT, union of log entries bounded by the limit).
  */
 public final class MergeStates {
     private MergeStates() {

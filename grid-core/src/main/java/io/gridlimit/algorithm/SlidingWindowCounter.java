@@ -5,13 +5,13 @@ import io.gridlimit.api.Decision;
 import io.gridlimit.internal.Wide;
 
 /**
- * Sliding window counter, in exact integers (SPEC §3; seed 003 "Contador de janela deslizante").
+ * Sliding window counter, in exact integers (docs/SPEC.md §3).
  *
  * <h2>Design note</h2>
  * <ol>
  *   <li><b>Formula.</b> Limit {@code L} per window {@code W}, windows aligned to epoch 0; {@code cur} is the
  *   accepted cost of the reading's window {@code k}, {@code prev} that of window {@code k − 1} (0 when the stored
- *   window is older), {@code e = t − k·W}. Seed 003's {@code (1 − x)·prev + cur + c <= L} with {@code x = e/W},
+ *   window is older), {@code e = t − k·W}. The weighted form {@code (1 − x)·prev + cur + c <= L} with {@code x = e/W},
  *   multiplied by {@code W}: admit iff {@code (W − e)·prev + W·(cur + c) <= W·L}. With
  *   {@code w = ceil((W − e)·prev / W)} this is {@code c <= L − cur − w} for integer counts, and
  *   {@code remaining = max(0, floor((W·L − (W − e)·prev − W·cur)/W)) = max(0, L − cur − w)} (after the request
@@ -30,8 +30,8 @@ import io.gridlimit.internal.Wide;
  *   <li><b>Policy change</b> (SPEC §4): counts are kept against the new limit; a state written under another
  *   window length is ignored (fresh).</li>
  * </ol>
- * Sources: seed 003 (tables and exercise answers, checked as tests); SPEC.md §2-4; Cloudflare's counting
- * approximation as described in seed 003.
+ * Sources: docs/SPEC.md §2-4 (the tables worked by hand in SlidingWindowCounterTest); Cloudflare's counting
+ * approximation (the weighted previous window).
  */
 final class SlidingWindowCounter {
     private SlidingWindowCounter() {

@@ -1,7 +1,7 @@
 package io.gridlimit.algorithm;
 
 /**
- * Sliding window counter state (SPEC §3; seed 003): accepted cost in the window {@code k} that contains
+ * Sliding window counter state (docs/SPEC.md §3): accepted cost in the window {@code k} that contains
  * {@link #lastNanos()} ({@link #currentCount()}) and in window {@code k − 1} ({@link #previousCount()}).
  *
  * <p>As for the fixed window, the current window is always the one of {@code lastNanos}. The window length is

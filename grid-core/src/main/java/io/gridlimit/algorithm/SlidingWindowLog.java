@@ -6,7 +6,7 @@ import io.gridlimit.api.Decision;
 import java.util.Arrays;
 
 /**
- * Sliding window log (SPEC §3; seed 003 "Log de janela deslizante").
+ * Sliding window log (docs/SPEC.md §3).
  *
  * <h2>Design note</h2>
  * <ol>
@@ -28,8 +28,8 @@ import java.util.Arrays;
  *   <li><b>Policy change</b> (SPEC §4): entries are kept against the new limit; a state written under another
  *   window length is ignored (fresh).</li>
  * </ol>
- * Sources: seed 003 (the 30 s / 5 table and its exercise answers, checked as tests; "Retry-After: 6" for the
- * denial at 25 s); SPEC.md §2-4.
+ * Sources: docs/SPEC.md §2-4 (§3: "Retry-After: 6" for the denial at 25 s); the 30 s / 5 table worked by hand in
+ * SlidingWindowLogTest.
  */
 final class SlidingWindowLog {
     private SlidingWindowLog() {

@@ -3,7 +3,7 @@ package io.gridlimit.algorithm;
 import java.util.Arrays;
 
 /**
- * Sliding window log state (SPEC §3; seed 003): the accepted requests still in view, oldest first.
+ * Sliding window log state (docs/SPEC.md §3): the accepted requests still in view, oldest first.
  *
  * <p>Entry {@code i} is accepted cost {@code entryCosts[i]} at epoch nanoseconds {@code entryNanos[i]}. Requests
  * accepted at the same reading share one entry (they count and expire together), so a log never holds more

@@ -5,7 +5,7 @@ import io.gridlimit.api.Decision;
 import io.gridlimit.internal.Wide;
 
 /**
- * Token bucket, exact (SPEC §3; seed 002 "Teste sem dormir").
+ * Token bucket, exact (docs/SPEC.md §3).
  *
  * <h2>Design note</h2>
  * <ol>
@@ -26,7 +26,8 @@ import io.gridlimit.internal.Wide;
  *   <li><b>Policy change</b> (SPEC §4): the time since the last write is credited at the new rate and the level
  *   clamped to the new capacity; a state written under another refill period is ignored (fresh).</li>
  * </ol>
- * Sources: SPEC.md §2-4; seed 002 (capacity 3, 1 token/s test); GCRA equivalence in {@link Gcra}.
+ * Sources: docs/SPEC.md §2-4 (capacity 3, 1 token/s, checked in BucketAlgorithmsTest); GCRA equivalence in
+ * {@link Gcra}.
  */
 final class TokenBucket {
     private TokenBucket() {

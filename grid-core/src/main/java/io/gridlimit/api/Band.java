@@ -87,7 +87,7 @@ public final class Band {
 
     /**
      * A sliding window log band: at most {@code limit} accepted cost in any closed interval of length
-     * {@code window} (SPEC §3; seed 003).
+     * {@code window} (docs/SPEC.md §3).
      *
      * @param name the band name: 1 to 64 characters of {@code [A-Za-z0-9._-]}
      * @param limit the quota per window, in [1, 100 000]
@@ -101,7 +101,7 @@ public final class Band {
     }
 
     /**
-     * A sliding window counter band (SPEC §3; seed 003's weighted formula, in exact integers).
+     * A sliding window counter band (docs/SPEC.md §3: the weighted formula, in exact integers).
      *
      * @param name the band name: 1 to 64 characters of {@code [A-Za-z0-9._-]}
      * @param limit the quota per window, in [1, 10^15]

@@ -14,7 +14,7 @@ import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
- * Hot-key coalescing of asynchronous decisions (issue 6, item 3): while one invocation for a (policy, key) is in
+ * Hot-key coalescing of asynchronous decisions (docs/SPEC.md §8): while one invocation for a (policy, key) is in
  * flight from this replica, later requests for the same (policy, key) queue here; when the invocation answers,
  * the queued requests leave together as ONE {@link DecideProcessor} carrying their costs (at most
  * {@link DecideProcessor#MAX_BATCH}; the rest wait for the next round), and the decisions are handed back in

@@ -15,7 +15,7 @@ import io.gridlimit.algorithm.MergeStates;
 import io.gridlimit.api.Policy;
 
 /**
- * The split-brain merge policy of the policy maps {@code gridlimit.*} (issue "cluster reliability" §2): when two
+ * The split-brain merge policy of the policy maps {@code gridlimit.*} (docs/SPEC.md §8): when two
  * sub-clusters heal, each key keeps a state at least as consumed as both sides' ({@link MergeStates}), so a client
  * that spent its quota on both sides gets nothing back. Hazelcast's own policies keep one side's value whole
  * ({@code PutIfAbsentMergePolicy}, the default, keeps the larger cluster's), which hands back what was spent on

@@ -175,7 +175,7 @@ public final class GridLimitHazelcast {
      * way), statistics on (for the owned-key gauge), no map-wide TTL (each entry carries its own, SPEC §8), and:
      * <ul>
      *   <li>the split-brain merge policy {@link ConservativeMergePolicy}: after a heal each key keeps a state at
-     *   least as consumed as both sides' (issue "cluster reliability" §2);</li>
+     *   least as consumed as both sides' (docs/SPEC.md §8);</li>
      *   <li>eviction at {@code maxEntriesPerMember} entries per map per member (Hazelcast's {@code PER_NODE}
      *   bound, enforced per partition as {@code bound × members / partitions}), fresh-equivalent states first
      *   ({@link FreshFirstEvictionComparator}, SPEC §8);</li>

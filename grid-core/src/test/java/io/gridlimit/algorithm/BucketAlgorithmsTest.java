@@ -34,7 +34,7 @@ class BucketAlgorithmsTest {
     @ParameterizedTest
     @EnumSource(names = {"TOKEN_BUCKET", "GCRA"})
     void seed002BurstRefillAndCap(Algorithm algorithm) {
-        // seed 002 "Teste sem dormir": capacity 3, 1 token per second, time injected.
+        // no sleeping (docs/SPEC.md §2-3): capacity 3, 1 token per second, time injected.
         Key key = new Key(bucket(algorithm, 3, 1, S));
         long now = 0;
         assertThat(key.take(now)).isEqualTo(allowed(3, 2, S));

@@ -31,7 +31,7 @@ class FixedWindowTest {
         assertThat(key.last.write()).isFalse();
         assertThat(key.take(4, K + 9 * S)).isEqualTo(denied(3, 0, S, Decision.NO_RETRY));
         assertThat(key.take(K + 10 * S - 1)).isEqualTo(denied(3, 0, 1, 1));
-        // the boundary burst seed 003 warns about: a new window starts empty
+        // the boundary burst of aligned windows (docs/SPEC.md §3): a new window starts empty
         assertThat(key.take(3, K + 10 * S)).isEqualTo(allowed(3, 0, 10 * S));
         assertThat(key.fresh(K + 20 * S - 1)).isFalse();
         assertThat(key.fresh(K + 20 * S)).isTrue();

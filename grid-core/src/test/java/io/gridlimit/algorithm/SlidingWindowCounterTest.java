@@ -21,7 +21,7 @@ class SlidingWindowCounterTest {
         return Policy.builder("p").slidingWindowCounter(limit, Duration.ofNanos(windowNanos)).build();
     }
 
-    /** Window 30 s, limit 5, previous window [0, 30 s) full with 5 (seed 003). */
+    /** Window 30 s, limit 5, previous window [0, 30 s) full with 5 (docs/SPEC.md §3). */
     private static Key previousWindowFull() {
         Key key = new Key(counter(5, 30 * S));
         assertThat(key.take(5, T0 + 10 * S)).isEqualTo(allowed(5, 0, 50 * S));

@@ -24,7 +24,7 @@ class SlidingWindowLogTest {
 
     @Test
     void seed003LogTable() {
-        // seed 003: window 30 s, limit 5
+        // the table of docs/SPEC.md §3 worked by hand: window 30 s, limit 5
         Key key = new Key(log(5, 30 * S));
         long w = 30 * S + 1; // an entry's capacity returns at s + W + 1 ns
         assertThat(key.take(T0)).isEqualTo(allowed(5, 4, w));

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Reliability of the policy maps on real loopback members (issue "cluster reliability" §2 and §4): two clusters
+ * Reliability of the policy maps on real loopback members (docs/SPEC.md §8): two clusters
  * with diverged state heal into one and every key holds the conservative merge with the later expiry; eviction at
  * a small per-member bound takes fresh-equivalent states first and counts the non-fresh ones; partitions lost with
  * their members are counted; split-brain protection refuses decisions on a member left alone.

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.testcontainers.junit.jupiter.Testcontainers;
 
 /**
- * Cluster reliability with real processes (issue "cluster reliability" §1): each scenario runs its own cluster of
+ * Cluster reliability with real processes (docs/SPEC.md §8): each scenario runs its own cluster of
  * service containers (the project's shaded jar, embedded Hazelcast members, one synchronous backup: the shipped
  * default) carrying one policy per algorithm, and drives the decision API through ports published on 127.0.0.1.
  *

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Hazelcast's Kubernetes discovery, configured exactly as the rendered manifests configure a member, finds the
- * members it should (issue 5, "Tests"): the discovery service is built the way a starting member builds it (the
+ * members it should (k8s/README.md): the discovery service is built the way a starting member builds it (the
  * {@code kubernetes} join section mapped to a discovery strategy, unknown properties rejected), without forming a
  * cluster.
  *

@@ -33,8 +33,8 @@ import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.Yaml;
 
 /**
- * The service starts from the configuration the base manifests give a pod (issue 5: "the ConfigMap's policies
- * start the app without errors"), and the paths the manifests point at exist: the files of
+ * The service starts from the configuration the base manifests give a pod (k8s/README.md: the ConfigMap's
+ * policies start the app without errors), and the paths the manifests point at exist: the files of
  * {@code MICRONAUT_CONFIG_FILES} (policies.yml, grid.yml) are loaded as Micronaut loads config files, over the
  * jar's application.yml; grid.yml's {@code config-file} points at the rendered hazelcast.yaml, in which only the
  * join changes (Kubernetes discovery has no API server or DNS here: TCP-IP on 127.0.0.1, a free port, a unique

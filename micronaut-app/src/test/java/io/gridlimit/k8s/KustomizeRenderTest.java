@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.FieldSource;
 
 /**
  * Every Kustomize directory under {@code k8s/} renders with {@code kubectl kustomize}, and every rendered document
- * parses into the fabric8 Kubernetes model with nothing left unmapped (issue 5, "Tests"). A misspelt field, a value of
+ * parses into the fabric8 Kubernetes model with nothing left unmapped (k8s/README.md). A misspelt field, a value of
  * the wrong type or an unknown kind fails, as the negative test on {@code k8s/misspelt.yaml} shows.
  */
 class KustomizeRenderTest {

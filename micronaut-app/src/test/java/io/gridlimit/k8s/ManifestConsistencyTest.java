@@ -43,7 +43,7 @@ import org.junit.jupiter.params.provider.FieldSource;
 
 /**
  * Names, ports, labels and paths of the rendered manifests agree with each other and with the application
- * (issue 5, "Tests"): every selector selects the pods it is meant for, every named port exists, probes use the
+ * (k8s/README.md): every selector selects the pods it is meant for, every named port exists, probes use the
  * service's health paths (SPEC §9) on its HTTP port, the Hazelcast discovery settings name the headless Service and
  * its port, the member's graceful shutdown fits in the pod's grace period, the heap follows the memory limit, and the
  * HPA scales down one member at a time. Each overlay is checked as rendered, after all its patches.

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The dashboard file is a Grafana dashboard model Grafana can provision as is, and the manifests deliver exactly
- * this file to Grafana's dashboard sidecar (issue 5, section 4). Whether its queries fit the running service's
+ * this file to Grafana's dashboard sidecar (k8s/README.md). Whether its queries fit the running service's
  * metrics is {@link MonitoredServiceTest}'s part.
  */
 class GrafanaDashboardTest {

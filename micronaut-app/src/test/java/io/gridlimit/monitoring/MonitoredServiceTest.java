@@ -47,7 +47,7 @@ import org.yaml.snakeyaml.Yaml;
 /**
  * The service as the {@code overlays/management-center} manifests configure a pod (its ConfigMaps' policies.yml,
  * grid.yml and hazelcast.yaml, with only the Kubernetes join moved to TCP-IP on 127.0.0.1), under a manual clock,
- * serves a scripted day in one run; the tests then check what monitoring sees of it (issue 5, sections 3 and 4).
+ * serves a scripted day in one run; the tests then check what monitoring sees of it (k8s/README.md).
  *
  * <p>The script (once, before the tests): client {@code 203.0.113.1} sends 6 {@code GET /demo/hello} (policy
  * {@code demo}, 5 per 10 s per client IP: 5 admitted, the 6th denied) and {@code /prometheus} is scraped; clients

@@ -68,7 +68,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * answer. A denial consumes nothing (SPEC §3).
  *
  * <p>Every decision goes through {@link RateLimiter#tryAcquireAsync}: the handlers return futures and never block
- * the Netty event loop (guide invariant 6).
+ * the Netty event loop (docs/SPEC.md §5: never blocked on the grid).
  */
 @Requires(property = Application.SERVICE_PROPERTY, value = "true")
 @Controller(value = "/v1/ratelimit", port = "${gridlimit.decision-api.port:-1}")

@@ -8,7 +8,7 @@ public enum FailureMode {
     CLOSED,
     /**
      * Decide on this replica's local approximation: the same algorithms on an in-process map, each band's quota
-     * and refill rate divided by {@code gridlimit.local.expected-replicas} (issue 4 §3; see
+     * and refill rate divided by {@code gridlimit.local.expected-replicas} (docs/SPEC.md §5; see
      * {@link io.gridlimit.micronaut.filter.LocalFallback}).
      */
     LOCAL

@@ -1,7 +1,7 @@
 package io.gridlimit.micronaut.config;
 
 /**
- * The checked {@code gridlimit.local.*} settings of {@code failure-mode: local} (SPEC §5, issue 4 §3). Checked at
+ * The checked {@code gridlimit.local.*} settings of {@code failure-mode: local} (docs/SPEC.md §5). Checked at
  * boot whatever the failure mode, so switching to {@code local} later cannot meet a bad value.
  *
  * @param maxKeys the most (policy, key) states one replica keeps in its local map, in [1, 100 000 000]

@@ -20,7 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Member-level grid meters (issue 4 §4, issue 5 §4). None carries a {@code policy} tag: they describe the member,
+ * Member-level grid meters (docs/SPEC.md §8-9). None carries a {@code policy} tag: they describe the member,
  * not a policy. Registered only when the application's limiter is the Hazelcast one (a replaced limiter has no
  * grid to describe).
  *

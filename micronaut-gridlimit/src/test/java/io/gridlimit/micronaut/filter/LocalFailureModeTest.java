@@ -24,7 +24,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code failure-mode: local} (SPEC §5, issue 4 §3) over HTTP, with a grid a test switches off and on
+ * {@code failure-mode: local} (docs/SPEC.md §5) over HTTP, with a grid a test switches off and on
  * ({@link SwitchableGrid}) and a manual local clock: while the grid does not answer within {@code grid-timeout}
  * (or fails) each request is decided on the replica's local approximation, the policy's quota divided by
  * {@code gridlimit.local.expected-replicas} (3 here: policy {@code hello}, a sliding-window log of 5 per 10 s,
