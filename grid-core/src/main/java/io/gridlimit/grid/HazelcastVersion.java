@@ -46,8 +46,8 @@ public final class HazelcastVersion {
             throw new IllegalStateException("GridLimit needs Hazelcast " + TESTED + " or newer, but Hazelcast "
                     + found + " is on the classpath. Under micronaut-parent, set the Maven property"
                     + " <hazelcast.version>" + TESTED + "</hazelcast.version> in your pom (the parent's platform BOM"
-                    + " manages Hazelcast, and an imported BOM loses to it); otherwise import io.gridlimit:gridlimit-bom"
-                    + " before Micronaut's platform BOM in <dependencyManagement>.");
+                    + " manages Hazelcast, and an imported BOM loses to it); otherwise import"
+                    + " io.gridlimit:gridlimit-bom before Micronaut's platform BOM in <dependencyManagement>.");
         }
         return found;
     }
