@@ -170,8 +170,8 @@ final class WireFormat {
      */
     static IOException refuse(String type, String found) {
         String message = "GridLimit cannot read a " + type + " of wire " + found + ": this member reads formats "
-                + PREVIOUS + " and " + CURRENT + ". It was written by a GridLimit more than one version apart;"
-                + " upgrade one version at a time (grid-core/docs/wire.md)";
+                + PREVIOUS + " and " + CURRENT + ". It was written by a GridLimit more than one version apart (or is"
+                + " corrupt); upgrade one version at a time (grid-core/docs/wire.md)";
         if (shouldLog(type + '/' + found, System.nanoTime())) {
             LOG.warning(message);
         }

@@ -145,8 +145,8 @@ class WireFixtureTest {
         assertThatThrownBy(() -> ss.toObject(new HeapData(bytes)))
                 .isInstanceOf(HazelcastSerializationException.class)
                 .rootCause().hasMessage("GridLimit cannot read a DecideProcessor of wire format 3: this member reads"
-                        + " formats 1 and 2. It was written by a GridLimit more than one version apart; upgrade one"
-                        + " version at a time (grid-core/docs/wire.md)");
+                        + " formats 1 and 2. It was written by a GridLimit more than one version apart (or is"
+                        + " corrupt); upgrade one version at a time (grid-core/docs/wire.md)");
         byte[] policy = bytes(2, "DecideProcessor.single");
         policy[18] = 9; // the policy's own format byte
         assertThatThrownBy(() -> ss.toObject(new HeapData(policy))).rootCause()
