@@ -92,6 +92,7 @@ public final class GridLimitHazelcast {
     public static Config configure(Config config) {
         Objects.requireNonNull(config, "config");
         configureSerialization(config.getSerializationConfig());
+        WireFormat.advertise(config); // member attribute gridlimit.wire, and the writers' view (docs/wire.md)
         if (!config.getMapConfigs().containsKey(MAP_CONFIG_NAME)) {
             config.addMapConfig(mapConfig(DEFAULT_BACKUP_COUNT));
         }
@@ -126,6 +127,7 @@ public final class GridLimitHazelcast {
     public static ClientConfig configure(ClientConfig config) {
         Objects.requireNonNull(config, "config");
         configureSerialization(config.getSerializationConfig());
+        WireFormat.advertise(config); // the writers' view of the members' formats (docs/wire.md)
         return config;
     }
 
