@@ -50,8 +50,9 @@ class ClientModeTest {
             p.put("gridlimit.hazelcast.mode", "client");
             p.put("gridlimit.hazelcast.cluster-name", cluster);
             p.put("gridlimit.hazelcast.members", List.of("127.0.0.1:" + memberPort));
+            p.put(ServiceProperties.INTERNAL_PORT, Ports.freePort());
             try (EmbeddedServer server = ApplicationContext.run(EmbeddedServer.class, p);
-                 HttpClient http = HttpClient.create(server.getURL())) {
+                 HttpClient http = HttpClient.create(ServiceProperties.internalUrl(server.getApplicationContext()))) {
                 assertThat(server.getApplicationContext().getBean(HazelcastInstance.class).getCluster()
                         .getMembers()).hasSize(1);
                 HttpResponse<String> r = Http.exchange(http.toBlocking(), HttpRequest.POST("/v1/ratelimit/check",
