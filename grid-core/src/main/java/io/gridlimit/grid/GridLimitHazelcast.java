@@ -79,9 +79,9 @@ public final class GridLimitHazelcast {
 
     /**
      * Configures a member with the defaults: serialization, {@link #mapConfig(int)} with 1 synchronous backup
-     * (unless the config already has a {@code gridlimit.*} map config, which is then kept as given), and decisions
+     * (unless the config already has a {@code gridlimit.*} map config, which is then kept as given), decisions
      * reading the member's cluster time ({@link ClusterTimeSource}) unless the user context already holds a
-     * time source.
+     * time source, and the expiry sweep of {@link ExpirySweep#configure(Config)}.
      *
      * @param config the member configuration, changed in place
      * @return {@code config}
@@ -96,6 +96,7 @@ public final class GridLimitHazelcast {
         if (!config.getMapConfigs().containsKey(MAP_CONFIG_NAME)) {
             config.addMapConfig(mapConfig(DEFAULT_BACKUP_COUNT));
         }
+        ExpirySweep.configure(config);
         return config;
     }
 
