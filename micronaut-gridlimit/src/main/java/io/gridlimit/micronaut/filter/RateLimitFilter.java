@@ -152,7 +152,8 @@ public class RateLimitFilter implements Ordered {
             KeyResolver.Resolved resolved = keys.resolve(rule, request);
             if (resolved.present()) {
                 checks.add(new Check(rule, resolved.key()));
-            } else if (rule.onMissingKey() == OnMissingKey.REJECT) {
+            } else if (resolved.malformed() || rule.onMissingKey() == OnMissingKey.REJECT) {
+                // a key missing because the request is malformed is always rejected: skip is for absent keys
                 return Publishers.just(problem(HttpStatus.BAD_REQUEST, Problem.of(400, "Bad Request",
                         "This request has no rate-limit key: missing " + resolved.missing() + "."), Map.of()));
             }
