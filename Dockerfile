@@ -21,8 +21,9 @@ COPY ${JAR_FILE} /app/gridlimit.jar
 # (Kubernetes' runAsNonRoot can only verify a numeric USER).
 USER 10001:10001
 
-# 8080: HTTP API, /health/*, /prometheus. 5701: Hazelcast member-to-member (and client) traffic.
-EXPOSE 8080 5701
+# 8080: the public HTTP port (the application's routes). 8081: the internal port (decision API, /health/*, /prometheus;
+# bound to 127.0.0.1 unless GRIDLIMIT_DECISION_API_HOST says otherwise). 5701: Hazelcast member-to-member (and client).
+EXPOSE 8080 8081 5701
 
 # The heap follows the container's memory limit (cgroup aware) instead of the host's RAM; the remaining 40% is left for
 # metaspace, Netty's direct buffers, thread stacks and Hazelcast's own off-heap use. Override JAVA_TOOL_OPTIONS to tune.

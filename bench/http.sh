@@ -72,15 +72,15 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 run() { # $1 = off|one-key|uniform
   local mode="$1" http hz pid config script
-  http="$(free_port)"; hz="$(free_port)"
+  http="$(free_port)"; hz="$(free_port)"; internal="$(free_port)"
   config="$work/limited.yml"; script="$work/$mode.lua"
   if [ "$mode" = off ]; then config="$work/off.yml"; script="$work/uniform.lua"; fi
-  MICRONAUT_SERVER_PORT="$http" GRIDLIMIT_HAZELCAST_PORT="$hz" GRIDLIMIT_HAZELCAST_CLUSTER_NAME="bench-http-$$-$RANDOM" \
+  MICRONAUT_SERVER_PORT="$http" GRIDLIMIT_DECISION_API_PORT="$internal" GRIDLIMIT_HAZELCAST_PORT="$hz" GRIDLIMIT_HAZELCAST_CLUSTER_NAME="bench-http-$$-$RANDOM" \
     GRIDLIMIT_HAZELCAST_MEMBERS="127.0.0.1:$hz" MICRONAUT_CONFIG_FILES="$config" \
     java -jar "$jar" > "$work/$mode-$http.log" 2>&1 &
   pid=$!
   for _ in $(seq 1 240); do
-    curl -fs "http://127.0.0.1:$http/health/liveness" > /dev/null 2>&1 && break
+    curl -fs "http://127.0.0.1:$internal/health/liveness" > /dev/null 2>&1 && break
     sleep 0.5
   done
   curl -fsi -H 'X-Forwarded-For: 10.0.0.1' "http://127.0.0.1:$http/demo/hello" > "$work/$mode.headers" \

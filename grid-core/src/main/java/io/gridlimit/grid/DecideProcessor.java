@@ -35,6 +35,12 @@ import java.util.concurrent.TimeUnit;
  * ({@link GridLimitHazelcast#timeSourceOf(HazelcastInstance)}); Hazelcast injects the member through
  * {@link HazelcastInstanceAware} before {@code process} ({@code EntryOperation.innerBeforeRun} applies the
  * managed context). Not thread-safe: one instance per invocation, as Hazelcast uses it.
+ *
+ * <p>Wire form: the policy ({@link PolicyCodec}), the cost, the costs (a nullable long array). That is format 1
+ * (class id {@link SerializationIds#DECIDE_PROCESSOR}, no format byte); format 2 (class id
+ * {@link SerializationIds#DECIDE_PROCESSOR_VERSIONED}) is the format byte 2, then the same fields with the policy
+ * in {@link PolicyCodec}'s format 2. A processor is written in the {@link WireFormat#writeFormat()} of its
+ * creation, and answers in the format it was read in (grid-core/docs/wire.md).
  */
 final class DecideProcessor
         implements EntryProcessor<String, LimiterState, DecisionResult>, IdentifiedDataSerializable,
@@ -53,13 +59,20 @@ final class DecideProcessor
     private Policy policy;
     private long cost;
     private long[] costs;
+    /** The wire format to write, or that was read; 0 while a versioned form waits to be read. */
+    private byte format;
 
     private transient HazelcastInstance instance;
     private transient TimeSource timeSource;
     private transient WriteStateProcessor backup;
 
-    /** For deserialization. */
-    DecideProcessor() {
+    /**
+     * For deserialization.
+     *
+     * @param versioned whether the stream starts with a format byte (class id 5) or is format 1 (class id 1)
+     */
+    DecideProcessor(boolean versioned) {
+        this.format = versioned ? 0 : WireFormat.UNVERSIONED;
     }
 
     /**
@@ -71,6 +84,7 @@ final class DecideProcessor
     DecideProcessor(Policy policy, long cost) {
         this.policy = Objects.requireNonNull(policy, "policy");
         this.cost = cost;
+        this.format = WireFormat.writeFormat();
     }
 
     /**
@@ -86,6 +100,7 @@ final class DecideProcessor
             throw new IllegalArgumentException("costs must hold 1 to " + MAX_BATCH + " costs, got " + costs.length);
         }
         this.costs = costs;
+        this.format = WireFormat.writeFormat();
     }
 
     /**
@@ -118,7 +133,7 @@ final class DecideProcessor
             if (outcome.write()) {
                 store(entry, outcome.state(), outcome.ttlNanos());
             }
-            return new DecisionResult(new Decision[] {outcome.decision()});
+            return new DecisionResult(new Decision[] {outcome.decision()}, format);
         }
         Outcome[] outcomes = RateLimitAlgorithms.applyAll(current, policy, costs, nowNanos);
         Decision[] decisions = new Decision[outcomes.length];
@@ -133,7 +148,7 @@ final class DecideProcessor
             // every outcome shares one reading, so the last written state's TTL is measured from now as well
             store(entry, lastWrite.state(), lastWrite.ttlNanos());
         }
-        return new DecisionResult(decisions);
+        return new DecisionResult(decisions, format);
     }
 
     private void store(Map.Entry<String, LimiterState> entry, LimiterState state, long ttlNanos) {
@@ -196,16 +211,35 @@ final class DecideProcessor
         return costs;
     }
 
+    /** @return the wire format this processor is written in, or was read in */
+    byte format() {
+        return format;
+    }
+
+    /**
+     * Sets the wire format to write: for tests of a given format.
+     *
+     * @param wireFormat {@link WireFormat#PREVIOUS} or {@link WireFormat#CURRENT}
+     * @return this processor
+     */
+    DecideProcessor withFormat(byte wireFormat) {
+        this.format = wireFormat;
+        return this;
+    }
+
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        PolicyCodec.write(out, policy);
+        WireFormat.writeVersion(out, format);
+        PolicyCodec.write(out, policy, format);
         out.writeLong(cost);
         out.writeLongArray(costs);
     }
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
-        policy = PolicyCodec.read(in);
+        format = format == WireFormat.UNVERSIONED ? WireFormat.check(format, "DecideProcessor")
+                : WireFormat.readVersion(in, "DecideProcessor");
+        policy = PolicyCodec.read(in, format);
         cost = in.readLong();
         costs = in.readLongArray();
         if (costs != null && (costs.length < 1 || costs.length > MAX_BATCH)) {
@@ -220,7 +254,8 @@ final class DecideProcessor
 
     @Override
     public int getClassId() {
-        return SerializationIds.DECIDE_PROCESSOR;
+        return format == WireFormat.UNVERSIONED ? SerializationIds.DECIDE_PROCESSOR
+                : SerializationIds.DECIDE_PROCESSOR_VERSIONED;
     }
 
     @Override

@@ -13,17 +13,46 @@ import java.util.Objects;
  * form (class id {@link SerializationIds#DECISION_RESULT}): count n (1 to {@link DecideProcessor#MAX_BATCH}); the
  * number k of distinct band names and those names (nullable strings, in order of first use); then per decision
  * the allowed flag, limit, remaining, resetAfterNanos, retryAfterNanos and the index of its band name (short,
- * in [0, k)). A coalesced batch of one policy thus carries each band name once, not once per decision.
+ * in [0, k)). A coalesced batch of one policy thus carries each band name once, not once per decision. That is
+ * wire format 1 (class id {@link SerializationIds#DECISION_RESULT}, no format byte); format 2 (class id
+ * {@link SerializationIds#DECISION_RESULT_VERSIONED}) is the format byte 2, then the same fields. A result is
+ * written in the format of the request it answers ({@link DecideProcessor}), which its caller reads.
  */
 final class DecisionResult implements IdentifiedDataSerializable {
     private Decision[] decisions;
+    /** The wire format to write, or that was read; 0 while a versioned form waits to be read. */
+    private byte format;
 
-    /** For deserialization. */
-    DecisionResult() {
+    /**
+     * For deserialization.
+     *
+     * @param versioned whether the stream starts with a format byte (class id 7) or is format 1 (class id 3)
+     */
+    DecisionResult(boolean versioned) {
+        this.format = versioned ? 0 : WireFormat.UNVERSIONED;
     }
 
+    /**
+     * A result written in format {@link WireFormat#writeFormat()}.
+     *
+     * @param decisions the decisions, not copied
+     */
     DecisionResult(Decision[] decisions) {
+        this(decisions, WireFormat.writeFormat());
+    }
+
+    /**
+     * @param decisions the decisions, not copied
+     * @param format the wire format to write: that of the request answered
+     */
+    DecisionResult(Decision[] decisions, byte format) {
         this.decisions = Objects.requireNonNull(decisions, "decisions");
+        this.format = format;
+    }
+
+    /** @return the wire format this result is written in, or was read in */
+    byte format() {
+        return format;
     }
 
     /** @return the decisions, one per cost, in order; never null */
@@ -38,6 +67,7 @@ final class DecisionResult implements IdentifiedDataSerializable {
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
+        WireFormat.writeVersion(out, format);
         int n = decisions.length;
         out.writeInt(n);
         String[] names = new String[n];
@@ -71,6 +101,8 @@ final class DecisionResult implements IdentifiedDataSerializable {
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
+        format = format == WireFormat.UNVERSIONED ? WireFormat.check(format, "DecisionResult")
+                : WireFormat.readVersion(in, "DecisionResult");
         int n = in.readInt();
         if (n < 1 || n > DecideProcessor.MAX_BATCH) {
             throw new IOException("decision count out of range: " + n);
@@ -106,7 +138,8 @@ final class DecisionResult implements IdentifiedDataSerializable {
 
     @Override
     public int getClassId() {
-        return SerializationIds.DECISION_RESULT;
+        return format == WireFormat.UNVERSIONED ? SerializationIds.DECISION_RESULT
+                : SerializationIds.DECISION_RESULT_VERSIONED;
     }
 
     @Override

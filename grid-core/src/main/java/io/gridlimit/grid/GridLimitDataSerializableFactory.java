@@ -1,7 +1,10 @@
 package io.gridlimit.grid;
 
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.DataSerializableFactory;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import java.io.IOException;
 
 /**
  * Creates GridLimit's {@link IdentifiedDataSerializable} grid types by class id. Register it on every member and
@@ -20,16 +23,44 @@ public final class GridLimitDataSerializableFactory implements DataSerializableF
      * Creates an empty instance to be read from the wire.
      *
      * @param typeId the class id
-     * @return a new instance; null for an unknown id (Hazelcast then reports the unknown id)
+     * @return a new instance; for an id above {@link SerializationIds#HIGHEST_KNOWN} (written by a newer
+     *     GridLimit) one whose reading fails with {@link WireFormat#refuse}'s one log line; null for an unknown id
+     *     below it (Hazelcast then reports the unknown id)
      */
     @Override
     public IdentifiedDataSerializable create(int typeId) {
         return switch (typeId) {
-            case SerializationIds.DECIDE_PROCESSOR -> new DecideProcessor();
-            case SerializationIds.WRITE_STATE_PROCESSOR -> new WriteStateProcessor();
-            case SerializationIds.DECISION_RESULT -> new DecisionResult();
+            case SerializationIds.DECIDE_PROCESSOR -> new DecideProcessor(false);
+            case SerializationIds.WRITE_STATE_PROCESSOR -> new WriteStateProcessor(false);
+            case SerializationIds.DECISION_RESULT -> new DecisionResult(false);
             case SerializationIds.CONSERVATIVE_MERGE_POLICY -> new ConservativeMergePolicy<>();
-            default -> null;
+            case SerializationIds.DECIDE_PROCESSOR_VERSIONED -> new DecideProcessor(true);
+            case SerializationIds.WRITE_STATE_PROCESSOR_VERSIONED -> new WriteStateProcessor(true);
+            case SerializationIds.DECISION_RESULT_VERSIONED -> new DecisionResult(true);
+            default -> typeId > SerializationIds.HIGHEST_KNOWN ? new Unknown(typeId) : null;
         };
+    }
+
+    /** A type of a newer GridLimit: reading it fails with one clear log line, not a stack trace per message. */
+    private record Unknown(int classId) implements IdentifiedDataSerializable {
+        @Override
+        public void writeData(ObjectDataOutput out) throws IOException {
+            throw new IOException("class id " + classId + " is never written here");
+        }
+
+        @Override
+        public void readData(ObjectDataInput in) throws IOException {
+            throw WireFormat.refuse("GridLimit type", "class id " + classId);
+        }
+
+        @Override
+        public int getFactoryId() {
+            return SerializationIds.FACTORY_ID;
+        }
+
+        @Override
+        public int getClassId() {
+            return classId;
+        }
     }
 }

@@ -79,9 +79,9 @@ public final class GridLimitHazelcast {
 
     /**
      * Configures a member with the defaults: serialization, {@link #mapConfig(int)} with 1 synchronous backup
-     * (unless the config already has a {@code gridlimit.*} map config, which is then kept as given), and decisions
+     * (unless the config already has a {@code gridlimit.*} map config, which is then kept as given), decisions
      * reading the member's cluster time ({@link ClusterTimeSource}) unless the user context already holds a
-     * time source.
+     * time source, and the expiry sweep of {@link ExpirySweep#configure(Config)}.
      *
      * @param config the member configuration, changed in place
      * @return {@code config}
@@ -92,9 +92,11 @@ public final class GridLimitHazelcast {
     public static Config configure(Config config) {
         Objects.requireNonNull(config, "config");
         configureSerialization(config.getSerializationConfig());
+        WireFormat.advertise(config); // member attribute gridlimit.wire, and the writers' view (docs/wire.md)
         if (!config.getMapConfigs().containsKey(MAP_CONFIG_NAME)) {
             config.addMapConfig(mapConfig(DEFAULT_BACKUP_COUNT));
         }
+        ExpirySweep.configure(config);
         return config;
     }
 
@@ -126,6 +128,7 @@ public final class GridLimitHazelcast {
     public static ClientConfig configure(ClientConfig config) {
         Objects.requireNonNull(config, "config");
         configureSerialization(config.getSerializationConfig());
+        WireFormat.advertise(config); // the writers' view of the members' formats (docs/wire.md)
         return config;
     }
 

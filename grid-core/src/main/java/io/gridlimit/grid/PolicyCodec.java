@@ -15,7 +15,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * name, composite flag, band count, then per band its name, algorithm configuration name (stable text, never an
  * ordinal), capacity, refill tokens, refill period (ns), limit and window (ns). Reading re-validates every value
  * through the {@link Band} factories, so a corrupt stream fails loudly instead of deciding on bad parameters; the
- * decoded {@link Policy} (immutable) is cached by its exact wire form. Thread-safe.
+ * decoded {@link Policy} (immutable) is cached by its exact wire form. That is format 1, inside a format-1
+ * {@link DecideProcessor}; inside a format-2 one the policy starts with its own format byte (2), then the same
+ * fields, so that a reader checks the policy's form where it starts. Thread-safe.
  */
 final class PolicyCodec {
     /** Most decoded policies kept; the cache is emptied when full (policies are few: one per configured rule). */
@@ -26,7 +28,19 @@ final class PolicyCodec {
     private PolicyCodec() {
     }
 
-    static void write(ObjectDataOutput out, Policy policy) throws IOException {
+    /**
+     * Writes a policy.
+     *
+     * @param out the stream
+     * @param policy the policy
+     * @param format the wire format of the enclosing processor: {@link WireFormat#UNVERSIONED} writes no format
+     *     byte, a later one writes it as the policy's own format byte
+     * @throws IOException from the stream
+     */
+    static void write(ObjectDataOutput out, Policy policy, byte format) throws IOException {
+        if (format != WireFormat.UNVERSIONED) {
+            out.writeByte(format);
+        }
         out.writeString(policy.name());
         out.writeBoolean(policy.isComposite());
         out.writeInt(policy.bands().size());
@@ -41,7 +55,19 @@ final class PolicyCodec {
         }
     }
 
-    static Policy read(ObjectDataInput in) throws IOException {
+    /**
+     * Reads a policy.
+     *
+     * @param in the stream
+     * @param format the wire format of the enclosing processor: {@link WireFormat#UNVERSIONED} reads no format
+     *     byte, a later one reads the policy's own
+     * @return the validated policy (possibly a cached instance)
+     * @throws IOException if the stream is corrupt, of an unreadable format, or the policy is invalid
+     */
+    static Policy read(ObjectDataInput in, byte format) throws IOException {
+        if (format != WireFormat.UNVERSIONED) {
+            WireFormat.readVersion(in, "Policy");
+        }
         String name = in.readString();
         boolean composite = in.readBoolean();
         int count = in.readInt();

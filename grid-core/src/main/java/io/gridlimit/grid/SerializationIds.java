@@ -3,28 +3,43 @@ package io.gridlimit.grid;
 /**
  * The wire identities of GridLimit's grid types. <b>These numbers and names never change</b>: members and
  * clients of different GridLimit versions exchange them during a rolling upgrade. A new type takes a new id; a
- * retired id is never reused.
+ * retired id is never reused. Ids 1 to 3 are the unversioned forms (wire format 1, no format byte), readable as
+ * long as {@link WireFormat#PREVIOUS} is 1; ids 5 to 7 the versioned forms of the same types, whose stream starts
+ * with the format byte (grid-core/docs/wire.md).
  */
 final class SerializationIds {
     /** The {@link com.hazelcast.nio.serialization.DataSerializableFactory} id: ASCII "GL" (0x474C). */
     static final int FACTORY_ID = 0x474C;
 
-    /** {@link DecideProcessor}: the primary EntryProcessor that decides. */
+    /** {@link DecideProcessor}, unversioned form (wire format 1): the primary EntryProcessor that decides. */
     static final int DECIDE_PROCESSOR = 1;
-    /** {@link WriteStateProcessor}: the backup processor that stores the state the primary computed. */
+    /** {@link WriteStateProcessor}, unversioned form (wire format 1): the backup processor. */
     static final int WRITE_STATE_PROCESSOR = 2;
-    /** {@link DecisionResult}: the decisions a {@link DecideProcessor} returns. */
+    /** {@link DecisionResult}, unversioned form (wire format 1): the decisions a {@link DecideProcessor} returns. */
     static final int DECISION_RESULT = 3;
-    /** {@link ConservativeMergePolicy}: the split-brain merge policy of the policy maps. */
+    /** {@link ConservativeMergePolicy}: the split-brain merge policy of the policy maps (no fields). */
     static final int CONSERVATIVE_MERGE_POLICY = 4;
+    /** {@link DecideProcessor}, versioned form: a {@link WireFormat} byte (2 or later) first. */
+    static final int DECIDE_PROCESSOR_VERSIONED = 5;
+    /** {@link WriteStateProcessor}, versioned form: a {@link WireFormat} byte (2 or later) first. */
+    static final int WRITE_STATE_PROCESSOR_VERSIONED = 6;
+    /** {@link DecisionResult}, versioned form: a {@link WireFormat} byte (2 or later) first. */
+    static final int DECISION_RESULT_VERSIONED = 7;
+    /** The highest class id this GridLimit knows: a higher one was written by a newer GridLimit. */
+    static final int HIGHEST_KNOWN = DECISION_RESULT_VERSIONED;
 
-    /** Compact type names of the stored states, one per {@link io.gridlimit.algorithm.LimiterState} class. */
+    /**
+     * Compact type names of the stored states, one per {@link io.gridlimit.algorithm.LimiterState} class. Their
+     * format is the INT8 field {@link #STATE_FORMAT_FIELD} (absent: format 1).
+     */
     static final String TOKEN_BUCKET_STATE = "gridlimit.TokenBucketState";
     static final String GCRA_STATE = "gridlimit.GcraState";
     static final String FIXED_WINDOW_STATE = "gridlimit.FixedWindowState";
     static final String SLIDING_WINDOW_LOG_STATE = "gridlimit.SlidingWindowLogState";
     static final String SLIDING_WINDOW_COUNTER_STATE = "gridlimit.SlidingWindowCounterState";
     static final String COMPOSITE_STATE = "gridlimit.CompositeState";
+    /** The Compact field of a stored state holding its {@link WireFormat} (INT8); absent in format 1. */
+    static final String STATE_FORMAT_FIELD = "format";
 
     private SerializationIds() {
     }

@@ -1,5 +1,7 @@
 package io.gridlimit.grid;
 
+import com.hazelcast.nio.serialization.FieldKind;
+import com.hazelcast.nio.serialization.HazelcastSerializationException;
 import com.hazelcast.nio.serialization.compact.CompactReader;
 import com.hazelcast.nio.serialization.compact.CompactSerializer;
 import com.hazelcast.nio.serialization.compact.CompactWriter;
@@ -17,7 +19,8 @@ import java.util.List;
  * Explicit Compact serializers for the stored states (SPEC §8), one per {@link LimiterState} class, each under a
  * stable type name ({@code gridlimit.<Class>}, see {@link SerializationIds}). Field names and kinds are part of
  * the stored format: a change adds a field (and reads it only when {@code getFieldKind} finds it), never renames
- * one. No reflection-based Compact and no Java serialization. Stateless and thread-safe.
+ * one. Every state carries its {@link WireFormat} in the INT8 field {@code format} (absent: format 1). No
+ * reflection-based Compact and no Java serialization. Stateless and thread-safe.
  */
 final class StateSerializers {
     /** Slots of a composite state's bands: one nullable nested Compact field each, {@code band00..band15}. */
@@ -32,22 +35,40 @@ final class StateSerializers {
     private StateSerializers() {
     }
 
+    /**
+     * Checks a state's format: the INT8 field {@code format}, absent in format 1 (a Compact reader of any
+     * version skips a field it does not know, so states write {@link WireFormat#CURRENT} at once; Compact itself
+     * keeps each field set as its own schema).
+     *
+     * @throws HazelcastSerializationException if the format is not read here (after {@link WireFormat#refuse}'s
+     *     log line)
+     */
+    private static void readFormat(CompactReader r, String type) {
+        int format = r.getFieldKind(SerializationIds.STATE_FORMAT_FIELD) == FieldKind.INT8
+                ? r.readInt8(SerializationIds.STATE_FORMAT_FIELD) : WireFormat.UNVERSIONED;
+        if (format != WireFormat.CURRENT && format != WireFormat.PREVIOUS) {
+            throw new HazelcastSerializationException(WireFormat.refuse(type, "format " + format).getMessage());
+        }
+    }
+
     /** @return one serializer per state class, to register on every member and client */
     static List<CompactSerializer<?>> all() {
         return List.of(new TokenBucket(), new Gcra(), new FixedWindow(), new SlidingWindowLog(),
                 new SlidingWindowCounter(), new Composite());
     }
 
-    /** Fields: lastNanos, tokens, tokenFraction, refillPeriodNanos (all INT64). */
+    /** Fields: format (INT8), lastNanos, tokens, tokenFraction, refillPeriodNanos (all INT64). */
     static final class TokenBucket implements CompactSerializer<TokenBucketState> {
         @Override
         public TokenBucketState read(CompactReader r) {
+            readFormat(r, "TokenBucketState");
             return new TokenBucketState(r.readInt64("lastNanos"), r.readInt64("tokens"),
                     r.readInt64("tokenFraction"), r.readInt64("refillPeriodNanos"));
         }
 
         @Override
         public void write(CompactWriter w, TokenBucketState s) {
+            w.writeInt8(SerializationIds.STATE_FORMAT_FIELD, WireFormat.CURRENT);
             w.writeInt64("lastNanos", s.lastNanos());
             w.writeInt64("tokens", s.tokens());
             w.writeInt64("tokenFraction", s.tokenFraction());
@@ -65,16 +86,18 @@ final class StateSerializers {
         }
     }
 
-    /** Fields: lastNanos, tatHigh, tatLow, capacity, refillTokens, refillPeriodNanos (all INT64). */
+    /** Fields: format (INT8), lastNanos, tatHigh, tatLow, capacity, refillTokens, refillPeriodNanos (INT64). */
     static final class Gcra implements CompactSerializer<GcraState> {
         @Override
         public GcraState read(CompactReader r) {
+            readFormat(r, "GcraState");
             return new GcraState(r.readInt64("lastNanos"), r.readInt64("tatHigh"), r.readInt64("tatLow"),
                     r.readInt64("capacity"), r.readInt64("refillTokens"), r.readInt64("refillPeriodNanos"));
         }
 
         @Override
         public void write(CompactWriter w, GcraState s) {
+            w.writeInt8(SerializationIds.STATE_FORMAT_FIELD, WireFormat.CURRENT);
             w.writeInt64("lastNanos", s.lastNanos());
             w.writeInt64("tatHigh", s.tatHigh());
             w.writeInt64("tatLow", s.tatLow());
@@ -94,15 +117,17 @@ final class StateSerializers {
         }
     }
 
-    /** Fields: lastNanos, count, windowNanos (all INT64). */
+    /** Fields: format (INT8), lastNanos, count, windowNanos (all INT64). */
     static final class FixedWindow implements CompactSerializer<FixedWindowState> {
         @Override
         public FixedWindowState read(CompactReader r) {
+            readFormat(r, "FixedWindowState");
             return new FixedWindowState(r.readInt64("lastNanos"), r.readInt64("count"), r.readInt64("windowNanos"));
         }
 
         @Override
         public void write(CompactWriter w, FixedWindowState s) {
+            w.writeInt8(SerializationIds.STATE_FORMAT_FIELD, WireFormat.CURRENT);
             w.writeInt64("lastNanos", s.lastNanos());
             w.writeInt64("count", s.count());
             w.writeInt64("windowNanos", s.windowNanos());
@@ -119,13 +144,17 @@ final class StateSerializers {
         }
     }
 
-    /** Fields: lastNanos, windowNanos (INT64), entryNanos (ARRAY_OF_INT64), entryCosts (ARRAY_OF_INT32). */
+    /**
+     * Fields: format (INT8), lastNanos, windowNanos (INT64), entryNanos (ARRAY_OF_INT64), entryCosts
+     * (ARRAY_OF_INT32).
+     */
     static final class SlidingWindowLog implements CompactSerializer<SlidingWindowLogState> {
         private static final long[] NO_NANOS = new long[0];
         private static final int[] NO_COSTS = new int[0];
 
         @Override
         public SlidingWindowLogState read(CompactReader r) {
+            readFormat(r, "SlidingWindowLogState");
             long[] nanos = r.readArrayOfInt64("entryNanos");
             int[] costs = r.readArrayOfInt32("entryCosts");
             return new SlidingWindowLogState(r.readInt64("lastNanos"), r.readInt64("windowNanos"),
@@ -134,6 +163,7 @@ final class StateSerializers {
 
         @Override
         public void write(CompactWriter w, SlidingWindowLogState s) {
+            w.writeInt8(SerializationIds.STATE_FORMAT_FIELD, WireFormat.CURRENT);
             w.writeInt64("lastNanos", s.lastNanos());
             w.writeInt64("windowNanos", s.windowNanos());
             w.writeArrayOfInt64("entryNanos", s.entryNanos());
@@ -151,16 +181,18 @@ final class StateSerializers {
         }
     }
 
-    /** Fields: lastNanos, currentCount, previousCount, windowNanos (all INT64). */
+    /** Fields: format (INT8), lastNanos, currentCount, previousCount, windowNanos (all INT64). */
     static final class SlidingWindowCounter implements CompactSerializer<SlidingWindowCounterState> {
         @Override
         public SlidingWindowCounterState read(CompactReader r) {
+            readFormat(r, "SlidingWindowCounterState");
             return new SlidingWindowCounterState(r.readInt64("lastNanos"), r.readInt64("currentCount"),
                     r.readInt64("previousCount"), r.readInt64("windowNanos"));
         }
 
         @Override
         public void write(CompactWriter w, SlidingWindowCounterState s) {
+            w.writeInt8(SerializationIds.STATE_FORMAT_FIELD, WireFormat.CURRENT);
             w.writeInt64("lastNanos", s.lastNanos());
             w.writeInt64("currentCount", s.currentCount());
             w.writeInt64("previousCount", s.previousCount());
@@ -179,13 +211,14 @@ final class StateSerializers {
     }
 
     /**
-     * Fields: lastNanos (INT64), bandNames (ARRAY_OF_STRING), and {@code band00..band15} (COMPACT, nullable):
-     * band {@code i}'s state in slot {@code i}, the rest null. Slots, because a Compact array holds one type only
+     * Fields: format (INT8), lastNanos (INT64), bandNames (ARRAY_OF_STRING), and {@code band00..band15}
+     * (COMPACT, nullable): band {@code i}'s state in slot {@code i}, the rest null. Slots, because a Compact array holds one type only
      * and a composite's bands differ in type; a fixed set of fields keeps one schema for every composite.
      */
     static final class Composite implements CompactSerializer<CompositeState> {
         @Override
         public CompositeState read(CompactReader r) {
+            readFormat(r, "CompositeState");
             String[] names = r.readArrayOfString("bandNames");
             if (names == null || names.length > BAND_FIELDS.length) {
                 throw new IllegalStateException("composite state with "
@@ -200,6 +233,7 @@ final class StateSerializers {
 
         @Override
         public void write(CompactWriter w, CompositeState s) {
+            w.writeInt8(SerializationIds.STATE_FORMAT_FIELD, WireFormat.CURRENT);
             String[] names = s.bandNames();
             LimiterState[] states = s.bandStates();
             if (names.length > BAND_FIELDS.length) {

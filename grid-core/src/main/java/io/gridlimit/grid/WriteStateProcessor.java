@@ -14,27 +14,55 @@ import java.util.concurrent.TimeUnit;
 /**
  * The backup processor of a decision (SPEC §8): it stores, on a backup replica, exactly the state the primary
  * computed, with the TTL the primary set. It reads no clock and runs no algorithm. Wire form: the state (a
- * Compact object) and the TTL in milliseconds. Its result is always null (a backup answers nobody). Not thread-safe; one instance per backup operation.
+ * Compact object) and the TTL in milliseconds; that is format 1 (class id
+ * {@link SerializationIds#WRITE_STATE_PROCESSOR}), and format 2 (class id
+ * {@link SerializationIds#WRITE_STATE_PROCESSOR_VERSIONED}) is the format byte 2, then the same fields. It is
+ * written in the primary's {@link WireFormat#writeFormat()} at the time it is created. Its result is always null
+ * (a backup answers nobody). Not thread-safe; one instance per backup operation.
  */
 final class WriteStateProcessor
         implements EntryProcessor<String, LimiterState, DecisionResult>, IdentifiedDataSerializable {
     private LimiterState state;
     private long ttlMillis;
+    /** The wire format to write, or that was read; 0 while a versioned form waits to be read. */
+    private byte format;
 
-    /** For deserialization. */
-    WriteStateProcessor() {
+    /**
+     * For deserialization.
+     *
+     * @param versioned whether the stream starts with a format byte (class id 6) or is format 1 (class id 2)
+     */
+    WriteStateProcessor(boolean versioned) {
+        this.format = versioned ? 0 : WireFormat.UNVERSIONED;
+    }
+
+    /**
+     * A backup written in format {@link WireFormat#writeFormat()}.
+     *
+     * @param state the state the primary wrote
+     * @param ttlMillis the TTL the primary handed to Hazelcast, in milliseconds, >= 1
+     */
+    WriteStateProcessor(LimiterState state, long ttlMillis) {
+        this(state, ttlMillis, WireFormat.writeFormat());
     }
 
     /**
      * @param state the state the primary wrote
      * @param ttlMillis the TTL the primary handed to Hazelcast, in milliseconds, >= 1
+     * @param format the wire format to write
      */
-    WriteStateProcessor(LimiterState state, long ttlMillis) {
+    WriteStateProcessor(LimiterState state, long ttlMillis, byte format) {
         this.state = Objects.requireNonNull(state, "state");
         if (ttlMillis < 1) {
             throw new IllegalArgumentException("ttlMillis must be >= 1, got " + ttlMillis);
         }
         this.ttlMillis = ttlMillis;
+        this.format = format;
+    }
+
+    /** @return the wire format this processor is written in, or was read in */
+    byte format() {
+        return format;
     }
 
     @Override
@@ -63,12 +91,15 @@ final class WriteStateProcessor
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
+        WireFormat.writeVersion(out, format);
         out.writeObject(state);
         out.writeLong(ttlMillis);
     }
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
+        format = format == WireFormat.UNVERSIONED ? WireFormat.check(format, "WriteStateProcessor")
+                : WireFormat.readVersion(in, "WriteStateProcessor");
         Object read = in.readObject();
         if (!(read instanceof LimiterState s)) {
             throw new IOException("expected a LimiterState, got " + (read == null ? "null" : read.getClass()));
@@ -84,7 +115,8 @@ final class WriteStateProcessor
 
     @Override
     public int getClassId() {
-        return SerializationIds.WRITE_STATE_PROCESSOR;
+        return format == WireFormat.UNVERSIONED ? SerializationIds.WRITE_STATE_PROCESSOR
+                : SerializationIds.WRITE_STATE_PROCESSOR_VERSIONED;
     }
 
     @Override

@@ -48,6 +48,8 @@ final class GridTestSupport {
         final List<HazelcastInstance> clients = new ArrayList<>();
         /** Extra map configurations added to every member, e.g. another backup count for some policies. */
         final List<MapConfig> extraMapConfigs = new ArrayList<>();
+        /** Applied to the next member's configuration after GridLimit's, e.g. to make it act as an older one. */
+        java.util.function.Consumer<Config> beforeStart = c -> { };
 
         Cluster(int maxMembers, int backupCount) {
             this.ports = freePorts(maxMembers);
@@ -83,6 +85,7 @@ final class GridTestSupport {
             config.addMapConfig(GridLimitHazelcast.mapConfig(backupCount));
             extraMapConfigs.forEach(config::addMapConfig);
             GridLimitHazelcast.configure(config, clock);
+            beforeStart.accept(config);
             HazelcastInstance member = Hazelcast.newHazelcastInstance(config);
             members.add(member);
             clocks.add(clock);

@@ -9,6 +9,7 @@ import com.hazelcast.spi.impl.SerializationServiceSupport;
 import com.hazelcast.internal.serialization.impl.SerializationConstants;
 import com.hazelcast.internal.serialization.impl.compact.CompactGenericRecord;
 import com.hazelcast.internal.serialization.impl.compact.Schema;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import io.gridlimit.algorithm.CompositeState;
 import io.gridlimit.algorithm.FixedWindowState;
 import io.gridlimit.algorithm.GcraState;
@@ -96,9 +97,12 @@ class SerializationRoundTripTest {
     @Test
     void idsAndTypeNamesNeverChange() {
         assertThat(GridLimitDataSerializableFactory.FACTORY_ID).isEqualTo(0x474C);
-        assertThat(new DecideProcessor().getClassId()).isEqualTo(1);
-        assertThat(new WriteStateProcessor().getClassId()).isEqualTo(2);
-        assertThat(new DecisionResult().getClassId()).isEqualTo(3);
+        assertThat(new DecideProcessor(false).getClassId()).isEqualTo(1);
+        assertThat(new WriteStateProcessor(false).getClassId()).isEqualTo(2);
+        assertThat(new DecisionResult(false).getClassId()).isEqualTo(3);
+        assertThat(new DecideProcessor(true).getClassId()).isEqualTo(5);
+        assertThat(new WriteStateProcessor(true).getClassId()).isEqualTo(6);
+        assertThat(new DecisionResult(true).getClassId()).isEqualTo(7);
         assertThat(StateSerializers.all()).extracting(s -> s.getTypeName()).containsExactly(
                 "gridlimit.TokenBucketState", "gridlimit.GcraState", "gridlimit.FixedWindowState",
                 "gridlimit.SlidingWindowLogState", "gridlimit.SlidingWindowCounterState", "gridlimit.CompositeState");
@@ -108,7 +112,15 @@ class SerializationRoundTripTest {
         assertThat(factory.create(3)).isInstanceOf(DecisionResult.class);
         assertThat(new ConservativeMergePolicy<>().getClassId()).isEqualTo(4);
         assertThat(factory.create(4)).isInstanceOf(ConservativeMergePolicy.class);
-        assertThat(factory.create(5)).isNull();
+        assertThat(factory.create(5)).isInstanceOf(DecideProcessor.class)
+                .extracting(IdentifiedDataSerializable::getClassId).isEqualTo(5);
+        assertThat(factory.create(6)).isInstanceOf(WriteStateProcessor.class)
+                .extracting(IdentifiedDataSerializable::getClassId).isEqualTo(6);
+        assertThat(factory.create(7)).isInstanceOf(DecisionResult.class)
+                .extracting(IdentifiedDataSerializable::getClassId).isEqualTo(7);
+        assertThat(factory.create(0)).isNull();
+        assertThat(factory.create(-1)).isNull();
+        assertThat(factory.create(8).getClassId()).as("a newer GridLimit's type: refused on reading").isEqualTo(8);
     }
 
     @Test

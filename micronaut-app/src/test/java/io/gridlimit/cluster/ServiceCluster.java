@@ -41,7 +41,7 @@ import org.testcontainers.utility.MountableFile;
  * from system properties in {@code JAVA_TOOL_OPTIONS}. Not thread-safe: the test thread drives it.
  */
 final class ServiceCluster implements AutoCloseable {
-    static final int HTTP_PORT = 8080;
+    static final int HTTP_PORT = 8081; // the internal port: decision API and /health/* answer there only
     private static final String IMAGE_NAME = "gridlimit-cluster-test";
     private static volatile String image;
 
@@ -96,6 +96,7 @@ final class ServiceCluster implements AutoCloseable {
                 .withExposedPorts(HTTP_PORT)
                 .withCopyToContainer(MountableFile.forHostPath(writePolicies(), 0644), "/etc/gridlimit/policies.yml")
                 .withEnv("MICRONAUT_CONFIG_FILES", "/etc/gridlimit/policies.yml")
+                .withEnv("GRIDLIMIT_DECISION_API_HOST", "0.0.0.0")
                 .withEnv("GRIDLIMIT_HAZELCAST_MEMBERS", String.join(",", aliases))
                 .withEnv("GRIDLIMIT_HAZELCAST_PORT", "5701")
                 .withEnv("GRIDLIMIT_HAZELCAST_CLUSTER_NAME", "gridlimit-it")

@@ -19,6 +19,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,6 +54,7 @@ class KubernetesConfigStartsTheServiceTest {
         String configuredHazelcastPath = pod.string("gridlimit.hazelcast.config-file");
         Path hazelcastYaml = dir.resolve("hazelcast.yaml");
         Files.writeString(hazelcastYaml, onLoopback(pod.hazelcastYaml(manifests), freePort()));
+        int internalPort = freePort();
 
         List<PropertySource> configFiles = new ArrayList<>();
         int order = 0;
@@ -66,20 +68,22 @@ class KubernetesConfigStartsTheServiceTest {
 
         try (ApplicationContext context = ApplicationContext.builder()
                 .propertySources(configFiles.toArray(PropertySource[]::new))
-                .properties(Map.of("micronaut.server.port", -1))
+                .properties(Map.of("micronaut.server.port", -1, "gridlimit.decision-api.port", internalPort))
                 .start()) {
             EmbeddedServer server = context.getBean(EmbeddedServer.class).start();
             PolicyRegistry registry = context.getBean(PolicyRegistry.class);
             assertThat(registry.all()).extracting(Policy::name)
                     .containsExactlyInAnyOrder("demo", "api", "orders", "login");
 
-            try (HttpClient http = HttpClient.create(server.getURL())) {
+            try (HttpClient http = HttpClient.create(server.getURL());
+                 HttpClient internalHttp = HttpClient.create(new URL("http://127.0.0.1:" + internalPort))) {
                 BlockingHttpClient client = http.toBlocking();
-                assertFirstDecision(client, "demo", 5, 4, null);
-                assertFirstDecision(client, "api", 100, 99, null);
-                assertFirstDecision(client, "orders", 20, 19, null);
+                BlockingHttpClient internal = internalHttp.toBlocking();
+                assertFirstDecision(internal, "demo", 5, 4, null);
+                assertFirstDecision(internal, "api", 100, 99, null);
+                assertFirstDecision(internal, "orders", 20, 19, null);
                 // Both bands admit; the binding band is the one with the smallest remaining (SPEC §4).
-                assertFirstDecision(client, "login", 10, 9, "per-minute");
+                assertFirstDecision(internal, "login", 10, 9, "per-minute");
 
                 HttpResponse<String> hello = client.exchange(HttpRequest.GET("/demo/hello"), String.class);
                 assertThat(hello.getStatus().getCode()).isEqualTo(HttpStatus.OK.getCode());
@@ -87,8 +91,8 @@ class KubernetesConfigStartsTheServiceTest {
                 assertThat(hello.getHeaders().get("RateLimit")).isEqualTo("\"demo\";r=4;t=11");
 
                 for (String path : List.of("/health/liveness", "/health/readiness", "/prometheus")) {
-                    assertThat(client.exchange(HttpRequest.GET(path), String.class).getStatus().getCode())
-                            .as("GET %s, as the probes and the scrape annotation use it", path)
+                    assertThat(internal.exchange(HttpRequest.GET(path), String.class).getStatus().getCode())
+                            .as("GET %s on the internal port, as the probes and the scrape annotation use it", path)
                             .isEqualTo(HttpStatus.OK.getCode());
                 }
             }

@@ -13,10 +13,12 @@ import com.hazelcast.spi.discovery.integration.DiscoveryService;
 import com.hazelcast.spi.discovery.integration.DiscoveryServiceSettings;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HTTPGetAction;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.SecretKeySelector;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
@@ -29,6 +31,7 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.gridlimit.app.api.DecisionApiSettings;
 import io.gridlimit.k8s.RenderedManifests.Workload;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +47,7 @@ import org.junit.jupiter.params.provider.FieldSource;
 /**
  * Names, ports, labels and paths of the rendered manifests agree with each other and with the application
  * (k8s/README.md): every selector selects the pods it is meant for, every named port exists, probes use the
- * service's health paths (SPEC §9) on its HTTP port, the Hazelcast discovery settings name the headless Service and
+ * service's health paths (SPEC §9) on its internal port, the Hazelcast discovery settings name the headless Service and
  * its port, the member's graceful shutdown fits in the pod's grace period, the heap follows the memory limit, and the
  * HPA scales down one member at a time. Each overlay is checked as rendered, after all its patches.
  */
@@ -107,7 +110,7 @@ class ManifestConsistencyTest {
 
     @ParameterizedTest(name = "k8s/{0}")
     @FieldSource("DIRECTORIES")
-    void gridLimitContainersProbeTheHealthPathsOnTheServicePort(String directory) {
+    void gridLimitContainersProbeAndAreScrapedOnTheInternalPort(String directory) {
         RenderedManifests manifests = RenderedManifests.of(directory);
         int serverPort = ((Number) PodConfiguration.load(PodConfiguration.applicationYml()).entrySet().stream()
                 .filter(e -> e.getKey().equals("micronaut")).map(e -> (Map<?, ?>) e.getValue())
@@ -116,11 +119,32 @@ class ManifestConsistencyTest {
         assertThat(gridLimit).isNotEmpty();
 
         for (Workload workload : gridLimit) {
-            Container container = PodConfiguration.gridLimitContainer(workload).orElseThrow();
-            ContainerPort http = containerPort(workload, new IntOrString("http")).orElseThrow(
-                    () -> new AssertionError(workload.name() + " has no port named http"));
-            assertThat(http.getContainerPort()).as("%s http port = micronaut.server.port", workload.name())
-                    .isEqualTo(serverPort);
+            PodConfiguration pod = PodConfiguration.of(manifests, workload);
+            Container container = pod.container();
+            int internalPort = pod.value(DecisionApiSettings.PORT_PROPERTY).map(p -> ((Number) p).intValue())
+                    .orElse(DecisionApiSettings.DEFAULT_PORT);
+            ContainerPort internal = containerPort(workload, new IntOrString("internal")).orElseThrow(
+                    () -> new AssertionError(workload.name() + " has no port named internal"));
+            assertThat(internal.getContainerPort()).as("%s internal port = gridlimit.decision-api.port",
+                    workload.name()).isEqualTo(internalPort);
+            Optional<ContainerPort> http = containerPort(workload, new IntOrString("http"));
+            if (workload.resource() instanceof Deployment) {
+                assertThat(http).as("%s serves the public port", workload.name()).isPresent();
+            }
+            http.ifPresent(port -> assertThat(port.getContainerPort())
+                    .as("%s http port = micronaut.server.port", workload.name()).isEqualTo(serverPort));
+            // The kubelet and Prometheus reach the pod's IP, not its loopback: the internal port binds every
+            // interface, behind the NetworkPolicies (NetworkPolicyTest).
+            assertThat(workload.env(container, "GRIDLIMIT_DECISION_API_HOST")).as("%s internal host",
+                    workload.name()).contains("0.0.0.0");
+            EnvVar token = container.getEnv().stream()
+                    .filter(e -> e.getName().equals("GRIDLIMIT_DECISION_API_TOKEN")).findFirst()
+                    .orElseThrow(() -> new AssertionError(workload.name() + " has no GRIDLIMIT_DECISION_API_TOKEN"));
+            assertThat(token.getValue()).as("the token never in a manifest").isNull();
+            SecretKeySelector secret = token.getValueFrom().getSecretKeyRef();
+            assertThat(secret.getName()).isEqualTo("gridlimit-decision-api");
+            assertThat(secret.getKey()).isEqualTo("token");
+            assertThat(secret.getOptional()).as("the Secret is optional").isTrue();
 
             assertHttpProbe(workload, "readiness", container.getReadinessProbe(), "/health/readiness");
             assertHttpProbe(workload, "liveness", container.getLivenessProbe(), "/health/liveness");
@@ -129,7 +153,7 @@ class ManifestConsistencyTest {
                     .as("%s Prometheus scrape annotations", workload.name())
                     .containsEntry("prometheus.io/scrape", "true")
                     .containsEntry("prometheus.io/path", "/prometheus")
-                    .containsEntry("prometheus.io/port", String.valueOf(serverPort));
+                    .containsEntry("prometheus.io/port", String.valueOf(internalPort));
         }
     }
 
@@ -372,7 +396,7 @@ class ManifestConsistencyTest {
         assertThat(manifests.find(Service.class, "gridlimit-hazelcast")).as("no member discovery for clients")
                 .isEmpty();
         assertThat(client.container().getPorts()).extracting(ContainerPort::getContainerPort)
-                .as("a client listens on no member port").containsExactly(8080);
+                .as("a client listens on no member port").containsExactly(8080, 8081);
         assertThat(app.template().getSpec().getVolumes()).extracting(v -> v.getName())
                 .doesNotContain("hazelcast");
         assertThat(grid.template().getSpec().getContainers().get(0).getImage())
@@ -385,7 +409,8 @@ class ManifestConsistencyTest {
         HTTPGetAction get = probe.getHttpGet();
         assertThat(get).as("%s %s probe is an HTTP GET", workload.name(), kind).isNotNull();
         assertThat(get.getPath()).as("%s %s probe path", workload.name(), kind).isEqualTo(path);
-        assertThat(get.getPort()).as("%s %s probe port", workload.name(), kind).isEqualTo(new IntOrString("http"));
+        assertThat(get.getPort()).as("%s %s probe port: /health/* answers on the internal port only",
+                workload.name(), kind).isEqualTo(new IntOrString("internal"));
     }
 
     private static void assertDiscoveryServiceAcceptsTheProperties(JoinConfig join) {

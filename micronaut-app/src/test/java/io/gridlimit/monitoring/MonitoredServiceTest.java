@@ -68,6 +68,8 @@ class MonitoredServiceTest {
     private ApplicationContext context;
     private HttpClient http;
     private URI base;
+    /** The internal port (gridlimit.decision-api.port): /prometheus answers there only. */
+    private URI internal;
     private final List<Integer> statuses = new ArrayList<>();
     private PrometheusText afterOneClient;
     private PrometheusText afterAllClients;
@@ -80,6 +82,8 @@ class MonitoredServiceTest {
         context = startFromOverlay(dir);
         EmbeddedServer server = context.getBean(EmbeddedServer.class);
         base = server.getURI();
+        internal = URI.create("http://127.0.0.1:" + context.getRequiredProperty("gridlimit.decision-api.port",
+                Integer.class));
         http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         HazelcastInstance member = context.getBean(HazelcastInstance.class);
         memberConfig = member.getConfig();
@@ -292,7 +296,7 @@ class MonitoredServiceTest {
     }
 
     private PrometheusText scrape() throws IOException, InterruptedException {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(base.resolve("/prometheus"))
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(internal.resolve("/prometheus"))
                 .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as("GET /prometheus").isEqualTo(200);
         return PrometheusText.parse(response.body());
@@ -363,6 +367,7 @@ class MonitoredServiceTest {
                 .propertySources(sources.toArray(PropertySource[]::new))
                 .properties(Map.of(
                         "micronaut.server.port", -1,
+                        "gridlimit.decision-api.port", freePort(),
                         // decisions read a frozen clock: exact counts
                         FrozenClock.PROPERTY, true,
                         "gridlimit.client-ip.trusted-proxies", List.of("127.0.0.1/32", "::1/128")))

@@ -38,10 +38,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The decision API for callers that are not Java: they ask the grid for a decision and enforce it themselves
  * (the role of Envoy's RLS or Gubernator's {@code GetRateLimits}). It is meant for trusted internal callers: any
- * caller can spend any key's quota, so serve it on a port only they can reach: with
- * {@code gridlimit.decision-api.port} set, Micronaut opens that port as an extra listener and the API is routed
- * there only (on any other port {@link DecisionApiPortFilter} answers 404); it may be the management port
- * ({@code endpoints.all.port}).
+ * caller can spend any key's quota, so it is served on the internal port only ({@code gridlimit.decision-api.port},
+ * default {@value DecisionApiSettings#DEFAULT_PORT}, bound to {@code gridlimit.decision-api.host}, default
+ * {@value DecisionApiSettings#DEFAULT_HOST}; see {@link InternalListener}), beside the management endpoints; on any
+ * other port {@link DecisionApiPortFilter} answers 404. With {@code gridlimit.decision-api.token} set, callers also
+ * need {@code Authorization: Bearer <token>} ({@link DecisionApiTokenFilter}).
  *
  * <ul>
  *   <li>{@code POST /v1/ratelimit/check} with {@code {"policy": "demo", "key": "user:42", "cost": 1}} ({@code cost}
@@ -71,7 +72,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the Netty event loop (docs/SPEC.md §5: never blocked on the grid).
  */
 @Requires(property = Application.SERVICE_PROPERTY, value = "true")
-@Controller(value = "/v1/ratelimit", port = "${gridlimit.decision-api.port:-1}")
+@Controller(value = "/v1/ratelimit", port = DecisionApiSettings.PORT_PLACEHOLDER)
 public class DecisionApiController {
     /** The most checks one batch may hold; a larger batch answers 400. */
     public static final int MAX_BATCH_CHECKS = 100;

@@ -1,7 +1,6 @@
 package io.gridlimit.app.api;
 
 import io.gridlimit.app.Application;
-import io.micronaut.context.annotation.Property;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.order.Ordered;
@@ -13,39 +12,33 @@ import io.micronaut.http.annotation.ServerFilter;
 import io.micronaut.http.filter.ServerFilterPhase;
 
 /**
- * Serves the decision API on one local port only, when {@code gridlimit.decision-api.port} is set: a request to
- * {@code /v1/ratelimit/**} that arrived on any other port answers 404 (a problem body), as if the API did not
- * exist there.
+ * Keeps the decision API off every port but the internal one ({@code gridlimit.decision-api.port}, default
+ * {@value DecisionApiSettings#DEFAULT_PORT}): a request to {@code /v1/**} that arrived on any other port answers 404
+ * (a problem body), as if the API did not exist there, before any other filter runs, so nothing is decided, charged
+ * or authenticated.
  *
- * <p>The controller itself is routed on that port only ({@code @Controller(port = ...)}, which also makes Micronaut
- * open the port as an extra listener); this filter turns the other ports' answer into a problem body instead of
- * Micronaut's default 404. Typical use: put the management endpoints and the decision API on a second port that
- * only internal callers can reach, and expose only the main port publicly:
- * <pre>{@code
- * endpoints.all.port: 8081          # management endpoints (health, prometheus) there only
- * gridlimit.decision-api.port: 8081 # the decision API there only
- * }</pre>
+ * <p>The controller itself is routed on that port only ({@code @Controller(port = ...)}) and the public listener
+ * does not serve routes bound to another port ({@link InternalListener}); this filter is the second wall, and turns
+ * the other ports' answer into a problem body instead of Micronaut's default 404.
  *
  * <p>The port compared is the local port the connection was accepted on ({@link HttpRequest#getServerAddress()}),
  * not the {@code Host} header, which the caller controls.
  */
 @Requires(property = Application.SERVICE_PROPERTY, value = "true")
-@ServerFilter("/v1/ratelimit/**")
-@Requires(property = "gridlimit.decision-api.port")
+@ServerFilter("/v1/**")
 public class DecisionApiPortFilter implements Ordered {
+    /** Detail of the 404 problem on any port but the internal one. */
+    static final String NOT_HERE_DETAIL = "no decision API on this port";
+
     private final int port;
 
     /**
      * Creates the filter.
      *
-     * @param port the only local port on which the decision API answers, in [1, 65535]
-     * @throws IllegalArgumentException if the port is out of range
+     * @param settings the checked {@code gridlimit.decision-api.*} values
      */
-    public DecisionApiPortFilter(@Property(name = "gridlimit.decision-api.port") int port) {
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException("gridlimit.decision-api.port must be in [1, 65535], got " + port);
-        }
-        this.port = port;
+    public DecisionApiPortFilter(DecisionApiSettings settings) {
+        this.port = settings.port();
     }
 
     /**
@@ -60,7 +53,7 @@ public class DecisionApiPortFilter implements Ordered {
         if (request.getServerAddress().getPort() == port) {
             return null;
         }
-        return ApiProblems.of(HttpStatus.NOT_FOUND, "no decision API on this port");
+        return ApiProblems.of(HttpStatus.NOT_FOUND, NOT_HERE_DETAIL);
     }
 
     /**

@@ -36,8 +36,9 @@ class DecisionApiTest implements TestPropertyProvider {
     private static final String BATCH = "/v1/ratelimit/check/batch";
     private static final long HOUR_NANOS = TimeUnit.HOURS.toNanos(1);
 
+    /** The decision API answers on the internal port only. */
     @Inject
-    @Client("/")
+    @Client(ServiceProperties.INTERNAL_CLIENT)
     HttpClient httpClient;
 
     @Inject

@@ -38,7 +38,7 @@ class GridFailureTest implements TestPropertyProvider {
     private static final String TITLE = "Service temporarily unable to satisfy the request due to reduced capacity";
 
     @Inject
-    @Client("/")
+    @Client(ServiceProperties.INTERNAL_CLIENT)
     HttpClient client;
 
     @Override

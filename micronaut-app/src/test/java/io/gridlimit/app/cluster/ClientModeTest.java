@@ -50,15 +50,17 @@ class ClientModeTest {
             p.put("gridlimit.hazelcast.mode", "client");
             p.put("gridlimit.hazelcast.cluster-name", cluster);
             p.put("gridlimit.hazelcast.members", List.of("127.0.0.1:" + memberPort));
+            p.put(ServiceProperties.INTERNAL_PORT, Ports.freePort());
             try (EmbeddedServer server = ApplicationContext.run(EmbeddedServer.class, p);
-                 HttpClient http = HttpClient.create(server.getURL())) {
+                 HttpClient http = HttpClient.create(ServiceProperties.internalUrl(server.getApplicationContext()));
+                 HttpClient web = HttpClient.create(server.getURL())) {
                 assertThat(server.getApplicationContext().getBean(HazelcastInstance.class).getCluster()
                         .getMembers()).hasSize(1);
                 HttpResponse<String> r = Http.exchange(http.toBlocking(), HttpRequest.POST("/v1/ratelimit/check",
                         "{\"policy\":\"demo\",\"key\":\"user:client\",\"cost\":2}").contentType(MediaType.APPLICATION_JSON));
                 assertThat(Http.body(r)).isEqualTo("{\"allowed\":true,\"limit\":5,\"remaining\":3,"
                         + "\"resetAfterMillis\":10001,\"retryAfterMillis\":null,\"policy\":\"demo\",\"band\":null}");
-                HttpResponse<String> hello = Http.exchange(http.toBlocking(), HttpRequest.GET("/demo/hello"));
+                HttpResponse<String> hello = Http.exchange(web.toBlocking(), HttpRequest.GET("/demo/hello"));
                 assertThat(hello.code()).isEqualTo(200);
                 assertThat(hello.header("RateLimit")).isEqualTo("\"demo\";r=4;t=11");
                 // The start-up warm-up left no state behind: neither in demo's map nor a map of its own.

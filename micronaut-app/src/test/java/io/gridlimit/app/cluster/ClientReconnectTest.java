@@ -47,7 +47,8 @@ class ClientReconnectTest {
         HazelcastInstance second = null;
         try (EmbeddedServer server = ApplicationContext.run(EmbeddedServer.class,
                 clientProperties(cluster, memberPort, "closed"));
-             HttpClient http = HttpClient.create(server.getURL())) {
+             HttpClient http = HttpClient.create(ServiceProperties.internalUrl(server.getApplicationContext()));
+             HttpClient web = HttpClient.create(server.getURL())) {
             BlockingHttpClient client = http.toBlocking();
             awaitReadiness(client, 200, Duration.ofSeconds(30));
             HttpResponse<String> decided = check(client);
@@ -62,7 +63,7 @@ class ClientReconnectTest {
             assertThat(api.code()).isEqualTo(503);
             assertThat(api.header("Retry-After")).isEqualTo("1");
             assertThat(Http.body(api)).contains(TEMPORARY_REDUCED_CAPACITY);
-            HttpResponse<String> filtered = Http.exchange(client, HttpRequest.GET("/demo/hello"));
+            HttpResponse<String> filtered = Http.exchange(web.toBlocking(), HttpRequest.GET("/demo/hello"));
             assertThat(filtered.code()).isEqualTo(503);
             assertThat(filtered.header("Retry-After")).isEqualTo("1");
             assertThat(Http.body(filtered)).contains(TEMPORARY_REDUCED_CAPACITY);
@@ -74,7 +75,7 @@ class ClientReconnectTest {
             // The new member holds fresh state: the decision ran there.
             assertThat(Http.body(back)).startsWith("{\"allowed\":true,\"limit\":5,\"remaining\":4,");
             assertThat(second.getMap(GridLimitHazelcast.mapName("demo")).keySet()).contains("user:reconnect");
-            HttpResponse<String> hello = Http.exchange(client, HttpRequest.GET("/demo/hello"));
+            HttpResponse<String> hello = Http.exchange(web.toBlocking(), HttpRequest.GET("/demo/hello"));
             assertThat(hello.code()).isEqualTo(200);
             assertThat(hello.header("RateLimit")).isEqualTo("\"demo\";r=4;t=11");
         } finally {
@@ -91,7 +92,8 @@ class ClientReconnectTest {
         int nobody = Ports.freePort();
         try (EmbeddedServer server = ApplicationContext.run(EmbeddedServer.class,
                 clientProperties("svc-unreachable-" + UUID.randomUUID(), nobody, failureMode));
-             HttpClient http = HttpClient.create(server.getURL())) {
+             HttpClient http = HttpClient.create(ServiceProperties.internalUrl(server.getApplicationContext()));
+             HttpClient web = HttpClient.create(server.getURL())) {
             BlockingHttpClient client = http.toBlocking();
             assertThat(Http.exchange(client, HttpRequest.GET("/health/readiness")).code()).isEqualTo(503);
             assertThat(Http.exchange(client, HttpRequest.GET("/health/liveness")).code()).isEqualTo(200);
@@ -101,7 +103,7 @@ class ClientReconnectTest {
             assertThat(api.header("Retry-After")).isEqualTo("1");
             assertThat(Http.body(api)).contains(TEMPORARY_REDUCED_CAPACITY);
 
-            HttpResponse<String> hello = Http.exchange(client, HttpRequest.GET("/demo/hello"));
+            HttpResponse<String> hello = Http.exchange(web.toBlocking(), HttpRequest.GET("/demo/hello"));
             switch (failureMode) {
                 case "open" -> {
                     assertThat(hello.code()).isEqualTo(200);
@@ -128,6 +130,7 @@ class ClientReconnectTest {
         p.put("gridlimit.hazelcast.mode", "client");
         p.put("gridlimit.hazelcast.cluster-name", cluster);
         p.put("gridlimit.hazelcast.members", List.of("127.0.0.1:" + memberPort));
+        p.put(ServiceProperties.INTERNAL_PORT, Ports.freePort());
         return p;
     }
 

@@ -36,7 +36,9 @@ class TwoInstancesTest {
         try (EmbeddedServer serverA = ApplicationContext.run(EmbeddedServer.class, a);
              EmbeddedServer serverB = ApplicationContext.run(EmbeddedServer.class, b);
              HttpClient httpA = HttpClient.create(serverA.getURL());
-             HttpClient httpB = HttpClient.create(serverB.getURL())) {
+             HttpClient httpB = HttpClient.create(serverB.getURL());
+             HttpClient internalA = HttpClient.create(ServiceProperties.internalUrl(serverA.getApplicationContext()));
+             HttpClient internalB = HttpClient.create(ServiceProperties.internalUrl(serverB.getApplicationContext()))) {
             HazelcastInstance memberA = serverA.getApplicationContext().getBean(HazelcastInstance.class);
             HazelcastInstance memberB = serverB.getApplicationContext().getBean(HazelcastInstance.class);
             await().atMost(Duration.ofSeconds(30)).until(() -> memberA.getCluster().getMembers().size() == 2
@@ -56,13 +58,14 @@ class TwoInstancesTest {
 
             // The filter keyed the client as ip:127.0.0.1; the decision API sees the same state from either side.
             String check = "{\"policy\":\"demo\",\"key\":\"ip:127.0.0.1\"}";
-            for (BlockingHttpClient c : new BlockingHttpClient[]{clientA, clientB}) {
+            for (BlockingHttpClient c : new BlockingHttpClient[]{internalA.toBlocking(), internalB.toBlocking()}) {
                 HttpResponse<String> r = Http.exchange(c, HttpRequest.POST("/v1/ratelimit/check", check)
                         .contentType(MediaType.APPLICATION_JSON));
                 assertThat(Http.body(r)).isEqualTo("{\"allowed\":false,\"limit\":5,\"remaining\":0,"
                         + "\"resetAfterMillis\":10001,\"retryAfterMillis\":10001,\"policy\":\"demo\",\"band\":null}");
             }
-            assertThat(Http.exchange(clientB, HttpRequest.GET("/health/readiness")).code()).isEqualTo(200);
+            assertThat(Http.exchange(internalB.toBlocking(), HttpRequest.GET("/health/readiness")).code())
+                    .isEqualTo(200);
         }
     }
 }

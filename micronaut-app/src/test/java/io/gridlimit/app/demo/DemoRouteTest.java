@@ -34,6 +34,11 @@ class DemoRouteTest implements TestPropertyProvider {
     @Client("/")
     HttpClient client;
 
+    /** Health and metrics answer on the internal port only. */
+    @Inject
+    @Client(ServiceProperties.INTERNAL_CLIENT)
+    HttpClient internal;
+
     @Override
     public Map<String, String> getProperties() {
         Map<String, String> p = new HashMap<>();
@@ -84,14 +89,14 @@ class DemoRouteTest implements TestPropertyProvider {
     @Test
     void healthAndMetricsAreServedAndNeverLimited() {
         for (int i = 0; i < 7; i++) {
-            HttpResponse<String> live = Http.exchange(client.toBlocking(), HttpRequest.GET("/health/liveness"));
+            HttpResponse<String> live = Http.exchange(internal.toBlocking(), HttpRequest.GET("/health/liveness"));
             assertThat(live.code()).isEqualTo(200);
             assertThat(live.header("RateLimit")).isNull();
         }
-        HttpResponse<String> ready = Http.exchange(client.toBlocking(), HttpRequest.GET("/health/readiness"));
+        HttpResponse<String> ready = Http.exchange(internal.toBlocking(), HttpRequest.GET("/health/readiness"));
         assertThat(ready.code()).isEqualTo(200);
         assertThat(Http.body(ready)).contains("\"status\":\"UP\"");
-        HttpResponse<String> prometheus = Http.exchange(client.toBlocking(), HttpRequest.GET("/prometheus"));
+        HttpResponse<String> prometheus = Http.exchange(internal.toBlocking(), HttpRequest.GET("/prometheus"));
         assertThat(prometheus.code()).isEqualTo(200);
         assertThat(Http.body(prometheus)).contains("jvm_memory_used_bytes");
     }
@@ -100,6 +105,7 @@ class DemoRouteTest implements TestPropertyProvider {
     void otherManagementEndpointsAreOff() {
         for (String path : List.of("/beans", "/env", "/loggers", "/routes", "/threaddump", "/refresh", "/info")) {
             assertThat(Http.exchange(client.toBlocking(), HttpRequest.GET(path)).code()).as(path).isEqualTo(404);
+            assertThat(Http.exchange(internal.toBlocking(), HttpRequest.GET(path)).code()).as(path).isEqualTo(404);
         }
     }
 }

@@ -3,22 +3,21 @@ package io.gridlimit.micronaut.filter;
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.micronaut.config.KeySource;
 import io.gridlimit.micronaut.config.RouteRule;
+import io.gridlimit.micronaut.key.HeaderValueKey;
+import io.gridlimit.micronaut.key.KeyPart;
 import io.micronaut.http.HttpRequest;
 import jakarta.inject.Singleton;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.Principal;
 import java.util.HexFormat;
-import java.util.List;
-import java.util.Optional;
 
 /**
  * Builds a rule's grid key for a request (SPEC §6): each key source gives one part, the parts are joined with
  * {@code |} in declared order. Parts: {@code ip:<address>} or {@code ip:<network>/<n>} ({@link ClientIpResolver}),
- * {@code hdr:<sha-256 hex of the value>} (all lines of the header joined with {@code ,}, then trimmed; the raw
- * value is never kept), {@code user:<principal name>}, {@code global}, {@code route:<pattern>}. Thread-safe.
+ * {@code hdr:<sha-256 hex of the value's UTF-8 bytes as received>} ({@link HeaderValueKey}; the raw value is never
+ * kept), {@code user:<principal name>}, {@code global}, {@code route:<pattern>}. A part can be absent (the rule's
+ * {@code on-missing-key} applies) or malformed (always 400). Thread-safe.
  */
 @Singleton
 public class KeyResolver {
@@ -34,8 +33,18 @@ public class KeyResolver {
      *
      * @param key the grid key, or null when a source is missing
      * @param missing what is missing, for the 400 problem (never a value), or null
+     * @param malformed true when the key is missing because the request is malformed: rejected with 400 whatever
+     *     {@code on-missing-key} says (SPEC §6)
      */
-    public record Resolved(String key, String missing) {
+    public record Resolved(String key, String missing, boolean malformed) {
+        /**
+         * @param key the grid key, or null when a source is absent
+         * @param missing what is missing, or null
+         */
+        public Resolved(String key, String missing) {
+            this(key, missing, false);
+        }
+
         /** @return true when the key could be built */
         public boolean present() {
             return key != null;
@@ -47,21 +56,22 @@ public class KeyResolver {
      *
      * @param rule the rule
      * @param request the request
-     * @return the key, or what is missing (absent, or blank after trimming; an unusable client IP; a key that
+     * @return the key, or what is missing: absent (no header, or blank after trimming; no client address; a key
      *     {@link RateLimiter#checkKey} refuses: longer than {@link RateLimiter#MAX_KEY_BYTES} UTF-8 bytes, or with a
-     *     lone surrogate)
+     *     lone surrogate) or malformed (a forwarding header malformed
+     *     up to the client, a header value that is not UTF-8); the first source that is not present decides
      */
     public Resolved resolve(RouteRule rule, HttpRequest<?> request) {
         StringBuilder key = new StringBuilder();
         for (KeySource source : rule.keys()) {
-            Optional<String> part = part(source, rule, request);
-            if (part.isEmpty()) {
-                return new Resolved(null, describeMissing(source));
+            KeyPart part = part(source, rule, request);
+            if (!part.isPresent()) {
+                return new Resolved(null, part.missing(), part.status() == KeyPart.Status.MALFORMED);
             }
             if (key.length() > 0) {
                 key.append('|');
             }
-            key.append(part.get());
+            key.append(part.value());
         }
         String k = key.toString();
         try {
@@ -73,29 +83,15 @@ public class KeyResolver {
         }
     }
 
-    private Optional<String> part(KeySource source, RouteRule rule, HttpRequest<?> request) {
+    private KeyPart part(KeySource source, RouteRule rule, HttpRequest<?> request) {
         return switch (source.kind()) {
-            case CLIENT_IP -> clientIp.clientKey(request.getRemoteAddress(),
-                    request.getHeaders().getAll(ClientIpResolver.FORWARDED),
-                    request.getHeaders().getAll(ClientIpResolver.X_FORWARDED_FOR));
-            case HEADER -> {
-                List<String> values = request.getHeaders().getAll(source.headerName());
-                String joined = String.join(",", values).trim();
-                yield joined.isEmpty() ? Optional.empty() : Optional.of("hdr:" + sha256Hex(joined));
-            }
+            case CLIENT_IP -> clientIp.clientKey(request);
+            case HEADER -> HeaderValueKey.part(source.headerName(), request.getHeaders().getAll(source.headerName()));
             case PRINCIPAL -> request.getUserPrincipal().map(Principal::getName).map(String::trim)
-                    .filter(n -> !n.isEmpty()).map(n -> "user:" + n);
-            case GLOBAL -> Optional.of("global");
-            case ROUTE -> Optional.of("route:" + rule.pattern());
-        };
-    }
-
-    private static String describeMissing(KeySource source) {
-        return switch (source.kind()) {
-            case CLIENT_IP -> "the client IP address (no usable socket peer or forwarding header element)";
-            case HEADER -> "the request header '" + source.headerName() + "'";
-            case PRINCIPAL -> "an authenticated principal";
-            default -> source.describe();
+                    .filter(n -> !n.isEmpty()).map(n -> KeyPart.present("user:" + n))
+                    .orElseGet(() -> KeyPart.absent("an authenticated principal"));
+            case GLOBAL -> KeyPart.present("global");
+            case ROUTE -> KeyPart.present("route:" + rule.pattern());
         };
     }
 
@@ -122,17 +118,12 @@ public class KeyResolver {
     }
 
     /**
-     * SHA-256 of a string's UTF-8 bytes.
+     * SHA-256 of a string's UTF-8 bytes: the hash in a {@code hdr:} key part of that text.
      *
      * @param value any string
      * @return 64 lower-case hex digits
      */
     public static String sha256Hex(String value) {
-        try {
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            return HexFormat.of().formatHex(digest.digest(value.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-        }
+        return HeaderValueKey.sha256Hex(value.getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -28,9 +28,9 @@ import java.util.Map;
  * The HTTP rate-limit filter (SPEC §4-7), a coordinator of four steps, each a type of its own:
  * <ol>
  *   <li>{@link RuleMatcher}: the rules that apply (none on an exempt path);</li>
- *   <li>{@link KeyResolver}: each rule's key; a missing key answers 400 under {@code on-missing-key: reject}
- *       (later rules are not asked) or drops the rule under {@code skip}, counted either way with its own
- *       outcome;</li>
+ *   <li>{@link KeyResolver}: each rule's key; a key missing because the request is malformed, or absent under
+ *       {@code on-missing-key: reject}, answers 400 (later rules are not asked); an absent key under {@code skip}
+ *       drops the rule (SPEC §6); counted either way with its own outcome;</li>
  *   <li>{@link GridAsker}: the grid's decisions, one rule after the other, never blocking the event loop, with
  *       {@code grid-timeout} and the failure modes;</li>
  *   <li>{@link ResponseWriter}: the headers of the binding rule on the downstream response, or the 429 / 503
@@ -98,7 +98,8 @@ public class RateLimitFilter implements Ordered {
             KeyResolver.Resolved resolved = keys.resolve(rule, request);
             if (resolved.present()) {
                 checks.add(new RuleCheck(rule, resolved.key()));
-            } else if (rule.onMissingKey() == OnMissingKey.REJECT) {
+            } else if (resolved.malformed() || rule.onMissingKey() == OnMissingKey.REJECT) {
+                // a key missing because the request is malformed is always rejected: skip is for absent keys
                 metrics.decision(rule.policy().name(), Outcome.MISSING_KEY_REJECTED);
                 return Publishers.just(responses.missingKey(resolved.missing()));
             } else {

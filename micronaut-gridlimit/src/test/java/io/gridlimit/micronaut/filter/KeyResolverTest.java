@@ -54,6 +54,19 @@ class KeyResolverTest {
     }
 
     @Test
+    void aHeaderValueThatIsNotUtf8IsMalformedNotAbsent() {
+        KeyResolver.Resolved r = resolver.resolve(rule("global", "header:X-Api-Key"), HttpRequest.GET("/api/x")
+                .header("X-Api-Key", "sur\u00ed\u00a0\u0080")); // received bytes 73 75 72 ed a0 80: an encoded U+D800
+        assertThat(r.present()).isFalse();
+        assertThat(r.malformed()).isTrue();
+        assertThat(r.missing()).isEqualTo("a well-formed request header 'X-Api-Key' (its value is not valid UTF-8)");
+        assertThat(resolver.resolve(rule("header:X-Api-Key"), HttpRequest.GET("/api/x")).malformed()).isFalse();
+        // the UTF-8 bytes of "café" as Netty hands them over (one ISO-8859-1 character per byte)
+        assertThat(resolver.resolve(rule("header:X-Api-Key"), HttpRequest.GET("/api/x")
+                .header("X-Api-Key", "caf\u00c3\u00a9")).key()).isEqualTo("hdr:" + KeyResolver.sha256Hex("café"));
+    }
+
+    @Test
     void keysLongerThan1024BytesAreRefused() {
         MutableHttpRequest<?> request = HttpRequest.GET("/api/x");
         request.setAttribute(HttpAttributes.PRINCIPAL, (Principal) () -> "u".repeat(1020));

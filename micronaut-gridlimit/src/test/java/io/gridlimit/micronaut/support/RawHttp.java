@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -44,17 +45,68 @@ public final class RawHttp {
      * @return the response
      */
     public static Response send(int port, String method, String target, String... extraHeaders) {
-        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
-            socket.setSoTimeout(10_000);
-            StringBuilder req = new StringBuilder();
-            req.append(method).append(' ').append(target).append(" HTTP/1.1\r\n");
-            req.append("Host: 127.0.0.1:").append(port).append("\r\n");
-            for (String h : extraHeaders) {
-                req.append(h).append("\r\n");
+        StringBuilder req = new StringBuilder();
+        req.append(method).append(' ').append(target).append(" HTTP/1.1\r\n");
+        req.append("Host: 127.0.0.1:").append(port).append("\r\n");
+        for (String h : extraHeaders) {
+            req.append(h).append("\r\n");
+        }
+        req.append("Connection: close\r\n\r\n");
+        return exchange(null, port, req.toString().getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /**
+     * Sends one GET request on a new connection to 127.0.0.1 from a chosen local address, so the server sees
+     * that address as the socket peer (any 127.0.0.0/8 address works on Linux: a trusted proxy or a client).
+     *
+     * @param from the local address to bind, e.g. {@code 127.0.0.2}
+     * @param port the server port
+     * @param target the request target, sent verbatim
+     * @param headerLines more header lines as raw bytes (no CR LF), sent as they are: any byte, any encoding
+     * @return the response
+     */
+    public static Response sendBytesFrom(String from, int port, String target, byte[]... headerLines) {
+        ByteArrayOutputStream req = new ByteArrayOutputStream();
+        req.writeBytes(("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        for (byte[] line : headerLines) {
+            req.writeBytes(line);
+            req.writeBytes(new byte[] {'\r', '\n'});
+        }
+        req.writeBytes("Connection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        try {
+            return exchange(InetAddress.getByName(from), port, req.toByteArray());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Sends one GET request from a chosen local address, header lines given as text (ISO-8859-1).
+     *
+     * @param from the local address to bind
+     * @param port the server port
+     * @param target the request target
+     * @param headerLines header lines, e.g. {@code Forwarded: for=203.0.113.78}
+     * @return the response
+     */
+    public static Response sendFrom(String from, int port, String target, String... headerLines) {
+        byte[][] lines = new byte[headerLines.length][];
+        for (int i = 0; i < lines.length; i++) {
+            lines[i] = headerLines[i].getBytes(StandardCharsets.ISO_8859_1);
+        }
+        return sendBytesFrom(from, port, target, lines);
+    }
+
+    private static Response exchange(InetAddress from, int port, byte[] request) {
+        try (Socket socket = new Socket()) {
+            if (from != null) {
+                socket.bind(new InetSocketAddress(from, 0));
             }
-            req.append("Connection: close\r\n\r\n");
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 10_000);
+            socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
-            out.write(req.toString().getBytes(StandardCharsets.US_ASCII));
+            out.write(request);
             out.flush();
             InputStream in = socket.getInputStream();
             ByteArrayOutputStream all = new ByteArrayOutputStream();

@@ -1,0 +1,243 @@
+package io.gridlimit.grid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.internal.serialization.Data;
+import com.hazelcast.internal.serialization.InternalSerializationService;
+import com.hazelcast.internal.serialization.impl.HeapData;
+import com.hazelcast.nio.serialization.HazelcastSerializationException;
+import com.hazelcast.nio.serialization.genericrecord.GenericRecord;
+import com.hazelcast.nio.serialization.genericrecord.GenericRecordBuilder;
+import com.hazelcast.spi.impl.SerializationServiceSupport;
+import io.gridlimit.algorithm.CompositeState;
+import io.gridlimit.algorithm.FixedWindowState;
+import io.gridlimit.algorithm.GcraState;
+import io.gridlimit.algorithm.LimiterState;
+import io.gridlimit.algorithm.SlidingWindowCounterState;
+import io.gridlimit.algorithm.SlidingWindowLogState;
+import io.gridlimit.algorithm.TokenBucketState;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.HexFormat;
+import java.util.Properties;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The frozen wire fixtures (wire-fixtures.properties, grid-core/docs/wire.md): for every serialized type, the
+ * bytes of a known value ({@link WireFixtures}) in the current format and in the previous one decode to exactly
+ * that value, and the value encodes to exactly those bytes. Format 1's bytes were taken from main before
+ * versioning; a change that alters any of them breaks a rolling upgrade and fails here. States are the exception
+ * the fixture file states: format 1 is read (main's bytes decode exactly) but states are written in format 2
+ * only. Also: a format or class id this GridLimit does not read fails with one clear message naming what was
+ * found and what is read.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class WireFixtureTest {
+    private static final HexFormat HEX = HexFormat.of();
+    private final Properties fixtures = new Properties();
+    private GridTestSupport.Cluster cluster;
+    private InternalSerializationService ss;
+
+    @BeforeAll
+    void start() throws IOException {
+        try (InputStream in = WireFixtureTest.class.getResourceAsStream("wire-fixtures.properties")) {
+            fixtures.load(in);
+        }
+        cluster = new GridTestSupport.Cluster(1, 0);
+        HazelcastInstance member = cluster.startMember(GridTestSupport.T0);
+        ss = (InternalSerializationService) ((SerializationServiceSupport) member).getSerializationService();
+        // the format-1 state schemas, as main wrote them, so that format-1 bytes can be decoded
+        WireFixtures.states().values().forEach(s -> ss.toData(beforeVersioning(s)));
+    }
+
+    @AfterAll
+    void stop() {
+        cluster.close();
+    }
+
+    @ParameterizedTest
+    @ValueSource(bytes = {1, 2})
+    void decideProcessorOfOneCost(byte format) {
+        DecideProcessor back = frozen(format, "DecideProcessor.single",
+                new DecideProcessor(WireFixtures.SINGLE, 3).withFormat(format));
+        assertThat(back.format()).isEqualTo(format);
+        assertThat(back.policy()).isEqualTo(WireFixtures.SINGLE);
+        assertThat(back.cost()).isEqualTo(3);
+        assertThat(back.costs()).isNull();
+    }
+
+    @ParameterizedTest
+    @ValueSource(bytes = {1, 2})
+    void decideProcessorOfABatchWithACompositePolicy(byte format) {
+        DecideProcessor back = frozen(format, "DecideProcessor.batch",
+                new DecideProcessor(WireFixtures.COMPOSITE, new long[] {1, 2}).withFormat(format));
+        assertThat(back.format()).isEqualTo(format);
+        assertThat(back.policy()).isEqualTo(WireFixtures.COMPOSITE);
+        assertThat(back.policy().isComposite()).isTrue();
+        assertThat(back.costs()).containsExactly(1, 2);
+    }
+
+    @Test
+    void writeStateProcessorInTheCurrentFormat() {
+        WriteStateProcessor back = frozen(2, "WriteStateProcessor",
+                new WriteStateProcessor(WireFixtures.TOKEN_BUCKET, 2_000, WireFormat.CURRENT));
+        assertThat(back.format()).isEqualTo(WireFormat.CURRENT);
+        assertThat(back.state()).isEqualTo(WireFixtures.TOKEN_BUCKET);
+        assertThat(back.ttlMillis()).isEqualTo(2_000);
+    }
+
+    @Test
+    void writeStateProcessorInThePreviousFormat() {
+        // main's bytes (a format-1 state inside) decode exactly
+        WriteStateProcessor back = ss.toObject(new HeapData(bytes(1, "WriteStateProcessor")));
+        assertThat(back.format()).isEqualTo(WireFormat.UNVERSIONED);
+        assertThat(back.state()).isEqualTo(WireFixtures.TOKEN_BUCKET);
+        assertThat(back.ttlMillis()).isEqualTo(2_000);
+        // written now, the format-1 envelope carries the state in the states' own current format
+        WriteStateProcessor written = frozen(1, "WriteStateProcessor.written",
+                new WriteStateProcessor(WireFixtures.TOKEN_BUCKET, 2_000, WireFormat.UNVERSIONED));
+        assertThat(written.format()).isEqualTo(WireFormat.UNVERSIONED);
+        assertThat(written.state()).isEqualTo(WireFixtures.TOKEN_BUCKET);
+        assertThat(written.ttlMillis()).isEqualTo(2_000);
+    }
+
+    @ParameterizedTest
+    @ValueSource(bytes = {1, 2})
+    void decisionResult(byte format) {
+        DecisionResult back = frozen(format, "DecisionResult", new DecisionResult(WireFixtures.DECISIONS, format));
+        assertThat(back.format()).isEqualTo(format);
+        assertThat(back.decisions()).containsExactly(WireFixtures.DECISIONS);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"TokenBucketState", "GcraState", "FixedWindowState", "SlidingWindowLogState",
+        "SlidingWindowCounterState", "CompositeState"})
+    void statesInTheCurrentFormat(String type) {
+        LimiterState state = WireFixtures.states().get(type);
+        byte[] bytes = bytes(2, type);
+        assertThat(HEX.formatHex(ss.toData(state).toByteArray())).isEqualTo(HEX.formatHex(bytes));
+        assertThat((Object) ss.toObject(new HeapData(bytes))).isEqualTo(state);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"TokenBucketState", "GcraState", "FixedWindowState", "SlidingWindowLogState",
+        "SlidingWindowCounterState", "CompositeState"})
+    void statesInThePreviousFormatAsMainWroteThem(String type) {
+        LimiterState state = WireFixtures.states().get(type);
+        byte[] bytes = bytes(1, type);
+        // main's field set: the same schema id (bytes 8 to 15); format 1 is read, never written again
+        byte[] schema = ss.toData(beforeVersioning(state)).toByteArray();
+        assertThat(HEX.formatHex(schema, 0, 16)).isEqualTo(HEX.formatHex(bytes, 0, 16));
+        assertThat((Object) ss.toObject(new HeapData(bytes))).isEqualTo(state);
+    }
+
+    @Test
+    void aVersionedFormOfAnUnknownFormatIsRefusedNamingTheFormatAndTheOnesRead() {
+        byte[] bytes = bytes(2, "DecideProcessor.single");
+        bytes[17] = 3; // the format byte after partition hash, type id, header byte, factory id and class id
+        assertThatThrownBy(() -> ss.toObject(new HeapData(bytes)))
+                .isInstanceOf(HazelcastSerializationException.class)
+                .rootCause().hasMessage("GridLimit cannot read a DecideProcessor of wire format 3: this member reads"
+                        + " formats 1 and 2. It was written by a GridLimit more than one version apart (or is"
+                        + " corrupt); upgrade one version at a time (grid-core/docs/wire.md)");
+        byte[] policy = bytes(2, "DecideProcessor.single");
+        policy[18] = 9; // the policy's own format byte
+        assertThatThrownBy(() -> ss.toObject(new HeapData(policy))).rootCause()
+                .hasMessageStartingWith("GridLimit cannot read a Policy of wire format 9");
+        byte[] result = bytes(2, "DecisionResult");
+        result[17] = 0;
+        assertThatThrownBy(() -> ss.toObject(new HeapData(result))).rootCause()
+                .hasMessageStartingWith("GridLimit cannot read a DecisionResult of wire format 0");
+    }
+
+    @Test
+    void aClassIdOfANewerGridLimitIsRefusedNamingIt() {
+        byte[] bytes = bytes(2, "DecisionResult");
+        bytes[16] = 8; // class id 7 -> 8
+        assertThatThrownBy(() -> ss.toObject(new HeapData(bytes))).rootCause()
+                .hasMessageStartingWith("GridLimit cannot read a GridLimit type of wire class id 8: this member"
+                        + " reads formats 1 and 2");
+    }
+
+    @Test
+    void aStateOfAnUnknownFormatIsRefused() {
+        GenericRecord future = GenericRecordBuilder.compact(SerializationIds.FIXED_WINDOW_STATE)
+                .setInt8("format", (byte) 3).setInt64("lastNanos", 1).setInt64("count", 1)
+                .setInt64("windowNanos", 1).build();
+        Data data = ss.toData(future);
+        assertThatThrownBy(() -> ss.toObject(data)).isInstanceOf(HazelcastSerializationException.class)
+                .hasMessageStartingWith("GridLimit cannot read a FixedWindowState of wire format 3");
+    }
+
+    @Test
+    void aRefusalIsLoggedOncePerMinutePerTypeAndFormat() {
+        String key = "WireFixtureTest/format 42";
+        assertThat(WireFormat.shouldLog(key, 5)).isTrue();
+        assertThat(WireFormat.shouldLog(key, 5 + WireFormat.REFUSAL_LOG_INTERVAL_NANOS - 1)).isFalse();
+        assertThat(WireFormat.shouldLog(key + "x", 6)).as("another type or format has its own line").isTrue();
+        assertThat(WireFormat.shouldLog(key, 5 + WireFormat.REFUSAL_LOG_INTERVAL_NANOS)).isTrue();
+    }
+
+    /** Asserts the value encodes to the frozen bytes and returns what the frozen bytes decode to. */
+    private <T> T frozen(int format, String name, T value) {
+        byte[] bytes = bytes(format, name);
+        assertThat(HEX.formatHex(ss.toData(value).toByteArray())).as("format %d %s encodes to its fixture",
+                format, name).isEqualTo(HEX.formatHex(bytes));
+        T back = ss.toObject(new HeapData(bytes));
+        assertThat(back).isInstanceOf(value.getClass());
+        return back;
+    }
+
+    private byte[] bytes(int format, String name) {
+        String hex = fixtures.getProperty("format" + format + "." + name);
+        assertThat(hex).as("fixture format%d.%s", format, name).isNotNull();
+        return HEX.parseHex(hex);
+    }
+
+    /** A state as main (format 1) wrote it: its fields without {@code format}. */
+    private static GenericRecord beforeVersioning(LimiterState state) {
+        if (state instanceof TokenBucketState s) {
+            return GenericRecordBuilder.compact(SerializationIds.TOKEN_BUCKET_STATE)
+                    .setInt64("lastNanos", s.lastNanos()).setInt64("tokens", s.tokens())
+                    .setInt64("tokenFraction", s.tokenFraction())
+                    .setInt64("refillPeriodNanos", s.refillPeriodNanos()).build();
+        }
+        if (state instanceof GcraState s) {
+            return GenericRecordBuilder.compact(SerializationIds.GCRA_STATE).setInt64("lastNanos", s.lastNanos())
+                    .setInt64("tatHigh", s.tatHigh()).setInt64("tatLow", s.tatLow())
+                    .setInt64("capacity", s.capacity()).setInt64("refillTokens", s.refillTokens())
+                    .setInt64("refillPeriodNanos", s.refillPeriodNanos()).build();
+        }
+        if (state instanceof FixedWindowState s) {
+            return GenericRecordBuilder.compact(SerializationIds.FIXED_WINDOW_STATE)
+                    .setInt64("lastNanos", s.lastNanos()).setInt64("count", s.count())
+                    .setInt64("windowNanos", s.windowNanos()).build();
+        }
+        if (state instanceof SlidingWindowLogState s) {
+            return GenericRecordBuilder.compact(SerializationIds.SLIDING_WINDOW_LOG_STATE)
+                    .setInt64("lastNanos", s.lastNanos()).setInt64("windowNanos", s.windowNanos())
+                    .setArrayOfInt64("entryNanos", s.entryNanos()).setArrayOfInt32("entryCosts", s.entryCosts())
+                    .build();
+        }
+        if (state instanceof SlidingWindowCounterState s) {
+            return GenericRecordBuilder.compact(SerializationIds.SLIDING_WINDOW_COUNTER_STATE)
+                    .setInt64("lastNanos", s.lastNanos()).setInt64("currentCount", s.currentCount())
+                    .setInt64("previousCount", s.previousCount()).setInt64("windowNanos", s.windowNanos()).build();
+        }
+        CompositeState s = (CompositeState) state;
+        GenericRecordBuilder b = GenericRecordBuilder.compact(SerializationIds.COMPOSITE_STATE)
+                .setInt64("lastNanos", s.lastNanos()).setArrayOfString("bandNames", s.bandNames());
+        for (int i = 0; i < 16; i++) {
+            b.setGenericRecord(String.format("band%02d", i),
+                    i < s.bandStates().length ? beforeVersioning(s.bandStates()[i]) : null);
+        }
+        return b.build();
+    }
+}

@@ -1,0 +1,59 @@
+package io.gridlimit.grid;
+
+import io.gridlimit.algorithm.CompositeState;
+import io.gridlimit.algorithm.FixedWindowState;
+import io.gridlimit.algorithm.GcraState;
+import io.gridlimit.algorithm.LimiterState;
+import io.gridlimit.algorithm.SlidingWindowCounterState;
+import io.gridlimit.algorithm.SlidingWindowLogState;
+import io.gridlimit.algorithm.TokenBucketState;
+import io.gridlimit.api.Band;
+import io.gridlimit.api.Decision;
+import io.gridlimit.api.Policy;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The known values of the frozen wire fixtures ({@link WireFixtureTest}): one per serialized type, small enough
+ * to read their bytes by hand. Changing a value here changes its fixture: never do it, add a new one.
+ */
+final class WireFixtures {
+    /** 2026-01-01T00:00:01Z in epoch nanoseconds. */
+    static final long T = GridTestSupport.T0;
+
+    static final Policy SINGLE = Policy.builder("api").tokenBucket(10, 5, Duration.ofSeconds(1)).build();
+    static final Policy COMPOSITE = Policy.builder("orders")
+            .band(Band.gcra("burst", 3, 1, Duration.ofMillis(500)))
+            .band(Band.slidingWindowLog("hourly", 100, Duration.ofHours(1)))
+            .build();
+
+    static final TokenBucketState TOKEN_BUCKET = new TokenBucketState(T, 7, 123, 1_000_000_000L);
+    static final GcraState GCRA = new GcraState(T, 1, -2L, 3, 1, 500_000_000L);
+    static final FixedWindowState FIXED_WINDOW = new FixedWindowState(T, 4, 60_000_000_000L);
+    static final SlidingWindowLogState SLIDING_WINDOW_LOG = new SlidingWindowLogState(T, 3_600_000_000_000L,
+            new long[] {T - 2, T}, new int[] {1, 5});
+    static final SlidingWindowCounterState SLIDING_WINDOW_COUNTER =
+            new SlidingWindowCounterState(T, 9, 2, 1_000_000_000L);
+    static final CompositeState COMPOSITE_STATE = new CompositeState(T, new String[] {"burst", "hourly"},
+            new LimiterState[] {GCRA, SLIDING_WINDOW_LOG});
+
+    static final Decision[] DECISIONS = {
+        new Decision(true, 10, 9, 1_000_000_000L, Decision.NO_RETRY, null),
+        new Decision(false, 100, 0, 7, 5, "hourly")};
+
+    private WireFixtures() {
+    }
+
+    /** @return every state fixture by name, in a fixed order */
+    static Map<String, LimiterState> states() {
+        Map<String, LimiterState> states = new LinkedHashMap<>();
+        states.put("TokenBucketState", TOKEN_BUCKET);
+        states.put("GcraState", GCRA);
+        states.put("FixedWindowState", FIXED_WINDOW);
+        states.put("SlidingWindowLogState", SLIDING_WINDOW_LOG);
+        states.put("SlidingWindowCounterState", SLIDING_WINDOW_COUNTER);
+        states.put("CompositeState", COMPOSITE_STATE);
+        return states;
+    }
+}

@@ -1,0 +1,99 @@
+package io.gridlimit.app.api;
+
+import io.gridlimit.app.Application;
+import io.gridlimit.micronaut.problem.Problem;
+import io.micronaut.context.annotation.Requires;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.core.order.Ordered;
+import io.micronaut.http.HttpHeaders;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.annotation.RequestFilter;
+import io.micronaut.http.annotation.ServerFilter;
+import io.micronaut.http.filter.ServerFilterPhase;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.List;
+
+/**
+ * With {@code gridlimit.decision-api.token} set, every {@code /v1/**} request must carry exactly one
+ * {@code Authorization: Bearer <token>} header (RFC 6750 §2.1: the scheme, case-insensitive (RFC 9110 §11.1), one
+ * or more spaces, the token exactly);
+ * otherwise it answers 401 with an RFC 9457 problem and {@code WWW-Authenticate: Bearer realm="gridlimit"} (plus
+ * {@code error="invalid_token"} when a token was sent but is wrong, RFC 6750 §3), before anything is decided. The
+ * token is compared in constant time ({@link MessageDigest#isEqual}, whose running time depends on the length of
+ * the configured token only). Without a token every request passes. Health and metrics are not under {@code /v1}
+ * and stay open on the internal port. Runs right after {@link DecisionApiPortFilter}: on the public port the answer
+ * is 404, never 401. Stateless.
+ */
+@Requires(property = Application.SERVICE_PROPERTY, value = "true")
+@ServerFilter("/v1/**")
+public class DecisionApiTokenFilter implements Ordered {
+    /** The challenge of every 401: RFC 6750 §3. */
+    static final String CHALLENGE = "Bearer realm=\"gridlimit\"";
+    /** Detail of the 401 without credentials. */
+    static final String MISSING_DETAIL = "the decision API requires Authorization: Bearer <token>"
+            + " (gridlimit.decision-api.token)";
+    /** Detail of the 401 with wrong credentials. */
+    static final String INVALID_DETAIL = "the bearer token is not valid";
+
+    private static final String SCHEME = "Bearer ";
+
+    private final byte[] token;
+
+    /** @param settings the checked {@code gridlimit.decision-api.*} values */
+    public DecisionApiTokenFilter(DecisionApiSettings settings) {
+        this.token = settings.token().orElse(null);
+    }
+
+    /**
+     * Lets the request through when no token is configured or it carries the right one.
+     *
+     * @param request the request
+     * @return null to continue, or the 401 problem response
+     */
+    @RequestFilter
+    @Nullable
+    public HttpResponse<?> requireToken(HttpRequest<?> request) {
+        if (token == null) {
+            return null;
+        }
+        List<String> values = request.getHeaders().getAll(HttpHeaders.AUTHORIZATION);
+        if (values.isEmpty()) {
+            return unauthorized(MISSING_DETAIL, CHALLENGE);
+        }
+        if (values.size() == 1 && matches(values.get(0))) {
+            return null;
+        }
+        return unauthorized(INVALID_DETAIL, CHALLENGE + ", error=\"invalid_token\"");
+    }
+
+    private boolean matches(String credentials) {
+        if (credentials.length() <= SCHEME.length()
+                || !credentials.regionMatches(true, 0, SCHEME, 0, SCHEME.length())) {
+            return false;
+        }
+        int start = SCHEME.length();
+        while (start < credentials.length() && credentials.charAt(start) == ' ') {
+            start++; // credentials = auth-scheme 1*SP token68
+        }
+        byte[] sent = credentials.substring(start).getBytes(StandardCharsets.UTF_8);
+        return MessageDigest.isEqual(token, sent);
+    }
+
+    private static HttpResponse<Problem> unauthorized(String detail, String challenge) {
+        return ApiProblems.of(HttpStatus.UNAUTHORIZED, detail).header(HttpHeaders.WWW_AUTHENTICATE, challenge);
+    }
+
+    /**
+     * Runs right after the port filter, before rate limiting or anything else.
+     *
+     * @return the filter order
+     */
+    @Override
+    public int getOrder() {
+        return ServerFilterPhase.FIRST.after();
+    }
+}
