@@ -11,8 +11,6 @@ import com.hazelcast.config.MapPartitionLostListenerConfig;
 import com.hazelcast.config.MaxSizePolicy;
 import com.hazelcast.config.MergePolicyConfig;
 import com.hazelcast.config.SerializationConfig;
-import com.hazelcast.config.SplitBrainProtectionConfig;
-import com.hazelcast.splitbrainprotection.SplitBrainProtectionOn;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.nio.serialization.DataSerializableFactory;
@@ -87,10 +85,12 @@ public final class GridLimitHazelcast {
      * @return {@code config}
      * @throws IllegalArgumentException if the factory id {@link GridLimitDataSerializableFactory#FACTORY_ID} is
      *     taken by another factory
+     * @throws IllegalStateException if the running Hazelcast is older than the tested one ({@link HazelcastVersion})
      * @throws NullPointerException if {@code config} is null
      */
     public static Config configure(Config config) {
         Objects.requireNonNull(config, "config");
+        HazelcastVersion.requireTested();
         configureSerialization(config.getSerializationConfig());
         WireFormat.advertise(config); // member attribute gridlimit.wire, and the writers' view (docs/wire.md)
         if (!config.getMapConfigs().containsKey(MAP_CONFIG_NAME)) {
@@ -123,10 +123,12 @@ public final class GridLimitHazelcast {
      * @param config the client configuration, changed in place
      * @return {@code config}
      * @throws IllegalArgumentException if the factory id is taken by another factory
+     * @throws IllegalStateException if the running Hazelcast is older than the tested one ({@link HazelcastVersion})
      * @throws NullPointerException if {@code config} is null
      */
     public static ClientConfig configure(ClientConfig config) {
         Objects.requireNonNull(config, "config");
+        HazelcastVersion.requireTested();
         configureSerialization(config.getSerializationConfig());
         WireFormat.advertise(config); // the writers' view of the members' formats (docs/wire.md)
         return config;
@@ -217,16 +219,8 @@ public final class GridLimitHazelcast {
     }
 
     /**
-     * Turns on split-brain protection for the policy maps (off by default): a decision is refused with
-     * Hazelcast's {@code SplitBrainProtectionException} on a member that sees fewer than
-     * {@code minimumClusterSize} members, so a minority side of a split answers per the service's failure mode
-     * instead of deciding on state it cannot share. Hazelcast notices a lost member only after its heartbeat
-     * timeout ({@code hazelcast.max.no.heartbeat.seconds}), so decisions made in that window still go through
-     * and are reconciled by the merge policy. Choose {@code minimumClusterSize} as a strict majority of the
-     * expected members (2 of 3); with 2 members, 2 stops every decision when one is lost.
-     *
-     * <p>Call after {@link #configure(Config)} (or after adding your own {@code gridlimit.*} map configs): it
-     * applies to every map configuration whose name starts with {@link #MAP_PREFIX}.
+     * Makes every policy map refuse decisions on a member that sees fewer than {@code minimumClusterSize} members
+     * (split-brain protection); see {@link SplitBrainProtection#require(Config, int)}, which this delegates to.
      *
      * @param config the member configuration, changed in place
      * @param minimumClusterSize members a member must see to decide, in [2, 1000]
@@ -235,18 +229,7 @@ public final class GridLimitHazelcast {
      * @throws NullPointerException if {@code config} is null
      */
     public static Config requireMinimumClusterSize(Config config, int minimumClusterSize) {
-        Objects.requireNonNull(config, "config");
-        if (minimumClusterSize < 2 || minimumClusterSize > 1000) {
-            throw new IllegalArgumentException("minimumClusterSize must be in [2, 1000], got " + minimumClusterSize);
-        }
-        config.addSplitBrainProtectionConfig(new SplitBrainProtectionConfig(SPLIT_BRAIN_PROTECTION_NAME, true,
-                minimumClusterSize).setProtectOn(SplitBrainProtectionOn.READ_WRITE));
-        for (MapConfig map : config.getMapConfigs().values()) {
-            if (map.getName().startsWith(MAP_PREFIX)) {
-                map.setSplitBrainProtectionName(SPLIT_BRAIN_PROTECTION_NAME);
-            }
-        }
-        return config;
+        return SplitBrainProtection.require(config, minimumClusterSize);
     }
 
     /**
