@@ -49,7 +49,7 @@ import java.util.function.Function;
 public class GridLimitConfigFactory {
     private static final Set<String> HTTP_METHODS = new TreeSet<>(Set.of("GET", "HEAD", "POST", "PUT", "DELETE",
             "OPTIONS", "PATCH", "TRACE", "CONNECT"));
-    private static final List<String> EVERY_PATH = List.of("/", "/a", "/a/b", "/a/b/c.d", "/.well-known/x");
+    private static final List<String> EVERY_PATH = List.of("/a", "/a/b", "/a/b/c.d", "/.well-known/x");
     private static final String INTERFACE = "((\\d{1,3}|\\*|\\d{1,3}-\\d{1,3})\\.){3}(\\d{1,3}|\\*|\\d{1,3}-\\d{1,3})";
     private static final IPAddressStringParameters STRICT_CIDR = strictCidr();
 
