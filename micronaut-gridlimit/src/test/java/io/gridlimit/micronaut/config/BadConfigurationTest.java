@@ -266,12 +266,14 @@ class BadConfigurationTest {
     }
 
     /**
-     * Stands for a service's own settings: a bean that is never enabled, whose {@code @Property} still makes
-     * {@code gridlimit.decision-api.port} a known name (known names come from every bean definition on the
-     * classpath, enabled or not).
+     * Stands for a service's own settings (micronaut-app declares the real ones): a bean that is never enabled,
+     * whose {@code @Property} and {@code @Requires} still make {@code gridlimit.decision-api.port} and
+     * {@code gridlimit.warmup.enabled} known names (known names come from every bean definition on the classpath,
+     * enabled or not). The filter tests set {@code gridlimit.warmup.enabled: false}, written for the service.
      */
     @jakarta.inject.Singleton
     @io.micronaut.context.annotation.Requires(property = "gridlimit-test.never-enabled")
+    @io.micronaut.context.annotation.Requires(property = "gridlimit.warmup.enabled", value = "never")
     static class ServiceSettings {
         ServiceSettings(@io.micronaut.context.annotation.Property(name = "gridlimit.decision-api.port") int port) {
         }
