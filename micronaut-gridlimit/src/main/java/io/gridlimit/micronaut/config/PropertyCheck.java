@@ -16,7 +16,6 @@ import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 
 import java.math.BigDecimal;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -26,7 +25,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -113,9 +111,7 @@ final class PropertyCheck {
     }
 
     private void placeholders(String text) {
-        for (Matcher m = PLACEHOLDER.matcher(text); m.find(); ) {
-            add(m.group(1), null);
-        }
+        PLACEHOLDER.matcher(text).results().forEach(m -> add(m.group(1), null));
     }
 
     private void add(String name, @Nullable Argument<?> argument) {
@@ -142,7 +138,7 @@ final class PropertyCheck {
 
     private void environmentVariable(String variable, Object value) {
         String[] parts = variable.toLowerCase(Locale.ROOT).split("_");
-        if (parts.length == 0 || parts.length > 12 || distance(parts[0], ROOT) > 2) {
+        if (parts.length == 0 || parts.length > 12 || Spelling.distance(parts[0], ROOT) > 2) {
             return;
         }
         List<String> forms = new ArrayList<>();
@@ -202,7 +198,7 @@ final class PropertyCheck {
         int dot = key.indexOf('.');
         String first = dot < 0 ? key : key.substring(0, dot);
         if (!first.equals(ROOT)) {
-            if (distance(first, ROOT) <= 2) {
+            if (Spelling.distance(first, ROOT) <= 2) {
                 errors.add(raw + ": unknown property; did you mean " + ROOT + key.substring(first.length()) + "?");
             }
             return;
@@ -210,7 +206,8 @@ final class PropertyCheck {
         for (int end = key.lastIndexOf('.'); end > 0; end = key.lastIndexOf('.', end - 1)) {
             String name = match(key.substring(0, end));
             if (name != null && known.get(name) != null) {
-                errors.add(key.substring(0, end) + ": '{" + key.substring(end + 1) + "=" + value + "}' is not " + describe(known.get(name)));
+                errors.add(key.substring(0, end) + ": '{" + key.substring(end + 1) + "=" + value + "}' is not "
+                        + Spelling.describe(known.get(name)));
                 return;
             }
         }
@@ -223,7 +220,7 @@ final class PropertyCheck {
             return;
         }
         for (String name : known.keySet()) {
-            Matcher m = Pattern.compile(Pattern.quote(name).replace("*", "\\E(.+)\\Q")).matcher(key);
+            java.util.regex.Matcher m = Pattern.compile(Pattern.quote(name).replace("*", "\\E(.+)\\Q")).matcher(key);
             if (name.contains("*") && m.matches()) {
                 errors.add(raw + ": the name '" + m.group(1) + "' contains '.', which Micronaut reads as nested "
                         + "properties: use letters, digits and '-' only");
@@ -233,8 +230,8 @@ final class PropertyCheck {
         String nearest = null;
         int best = Integer.MAX_VALUE;
         for (String form : forms) {
-            for (String candidate : candidates(form)) {
-                int d = distance(form, candidate);
+            for (String candidate : Spelling.candidates(known.keySet(), form)) {
+                int d = Spelling.distance(form, candidate);
                 if (d < best) {
                     best = d;
                     nearest = candidate;
@@ -251,27 +248,6 @@ final class PropertyCheck {
         }
     }
 
-    /** Known names and their parents, with their wildcards filled from the key's own segments. */
-    private List<String> candidates(String key) {
-        String[] segments = key.split("\\.");
-        Set<String> all = new TreeSet<>();
-        for (String name : known.keySet()) {
-            for (int end = name.length(); end > 0; end = name.lastIndexOf('.', end - 1)) {
-                all.add(name.substring(0, end).replaceAll("\\[\\*\\]$", ""));
-            }
-        }
-        List<String> filled = new ArrayList<>();
-        for (String name : all) {
-            String[] parts = name.split("\\.");
-            for (int i = 0; i < parts.length && i < segments.length; i++) {
-                parts[i] = parts[i].equals("*") ? segments[i]
-                        : parts[i].replace("[*]", segments[i].replaceAll("^[^\\[]*", ""));
-            }
-            filled.add(String.join(".", parts));
-        }
-        return filled;
-    }
-
     private void typed(String path, String name, Object value) {
         Argument<?> type = known.get(name);
         if (type == null || Collection.class.isAssignableFrom(type.getType()) || value instanceof Collection) {
@@ -284,33 +260,16 @@ final class PropertyCheck {
                 : (!integral || INTEGER.matcher(text).matches())
                 && context.getConversionService().convert(value, type).isPresent();
         if (!ok) {
-            errors.add(path + ": '" + value + "' is not " + describe(type));
+            errors.add(path + ": '" + value + "' is not " + Spelling.describe(type));
         } else if (integral) {
-            range(path, new BigDecimal(text), type);
-        }
-    }
-
-    /** The Jakarta {@code @Min}/{@code @Max} of the component, checked on the value as written. */
-    private void range(String path, BigDecimal v, Argument<?> type) {
-        long min = type.getAnnotationMetadata().longValue(Min.class, "value").orElse(Long.MIN_VALUE);
-        long max = type.getAnnotationMetadata().longValue(Max.class, "value").orElse(Long.MAX_VALUE);
-        if (v.compareTo(BigDecimal.valueOf(min)) < 0 || v.compareTo(BigDecimal.valueOf(max)) > 0) {
-            errors.add(path + ": '" + v.toPlainString() + "' is out of range [" + min + ", " + max + "]");
-        }
-    }
-
-    private static String describe(Argument<?> type) {
-        Class<?> t = type.getType();
-        if (t.isEnum()) {
-            List<String> names = new ArrayList<>();
-            for (Object c : t.getEnumConstants()) {
-                names.add(((Enum<?>) c).name().toLowerCase(Locale.ROOT).replace('_', '-'));
+            // the component's Jakarta @Min/@Max, checked on the value as written
+            long min = type.getAnnotationMetadata().longValue(Min.class, "value").orElse(Long.MIN_VALUE);
+            long max = type.getAnnotationMetadata().longValue(Max.class, "value").orElse(Long.MAX_VALUE);
+            BigDecimal v = new BigDecimal(text);
+            if (v.compareTo(BigDecimal.valueOf(min)) < 0 || v.compareTo(BigDecimal.valueOf(max)) > 0) {
+                errors.add(path + ": '" + text + "' is out of range [" + min + ", " + max + "]");
             }
-            return "one of " + String.join(", ", names);
         }
-        return t == Duration.class ? "a duration (e.g. 100ms, 10s, 5m, 1h, 1d or PT10S)"
-                : t == boolean.class || t == Boolean.class ? "true or false"
-                : t == String.class ? "a text" : "a whole number";
     }
 
     /** A map key (policy or band name) must be one Micronaut keeps as written, and unique ignoring case. */
@@ -335,23 +294,5 @@ final class PropertyCheck {
                         + "headers, metrics), so write it in lower case with '-' between words");
             }
         }
-    }
-
-    private static int distance(String a, String b) {
-        int[] row = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            row[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            int diagonal = row[0];
-            row[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int up = row[j];
-                row[j] = Math.min(Math.min(row[j] + 1, row[j - 1] + 1),
-                        diagonal + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
-                diagonal = up;
-            }
-        }
-        return row[b.length()];
     }
 }
