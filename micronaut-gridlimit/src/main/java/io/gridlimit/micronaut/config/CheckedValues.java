@@ -31,12 +31,19 @@ public final class CheckedValues {
         if (text == null || text.isBlank()) {
             return fallback;
         }
-        Duration d = ConversionService.SHARED.convert(text.trim(), Duration.class).orElse(null);
+        Duration d = ConversionService.SHARED.convert(text.trim(), Duration.class).filter(v -> !v.isNegative())
+                .orElse(null);
         if (d == null || d.compareTo(min) < 0 || d.compareTo(max) > 0) {
             throw new ConfigurationException("Invalid GridLimit configuration: " + path + ": '" + text + "' is "
                     + (d == null ? "not a duration (write e.g. 100ms, 10s, 5m, 1h, 1d or PT10S)"
-                    : "out of range [" + min + ", " + max + "]"));
+                    : "out of range [" + format(min) + ", " + format(max) + "]"));
         }
         return d;
+    }
+
+    /** {@code 1d}, {@code 1h} or milliseconds, the way the bounds are written in the README. */
+    private static String format(Duration d) {
+        return d.toHours() > 0 && d.equals(Duration.ofHours(d.toHours()))
+                ? (d.toHours() % 24 == 0 ? d.toDays() + "d" : d.toHours() + "h") : d.toMillis() + "ms";
     }
 }
