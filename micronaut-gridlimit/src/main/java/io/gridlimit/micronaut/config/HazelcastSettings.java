@@ -9,7 +9,8 @@ import java.util.List;
  * Checked {@code gridlimit.hazelcast} settings. Immutable and thread-safe.
  *
  * @param mode embedded member (default) or client
- * @param clusterName the Hazelcast cluster name (default {@code gridlimit})
+ * @param clusterName the Hazelcast cluster name (default {@code micronaut.application.name}; without one, and in
+ *     client mode, {@code gridlimit.hazelcast.cluster-name} must be set)
  * @param port the embedded member's first port, in [1, 65535] (default 5701; auto-increment on)
  * @param members TCP-IP join list of an embedded member, or the cluster addresses of a client:
  *     {@code host} or {@code host:port}; multicast is always off
@@ -23,11 +24,15 @@ import java.util.List;
  * @param minClusterSize {@code gridlimit.hazelcast.min-cluster-size}: split-brain protection of an embedded member,
  *     in [0, {@value #MAX_MIN_CLUSTER_SIZE}] members; 0 or 1 = off (default 0), 2 or more = the policy maps refuse
  *     decisions on a member that sees fewer members ({@code GridLimitHazelcast.requireMinimumClusterSize})
+ * @param interfaces {@code gridlimit.hazelcast.interfaces}: the only addresses an embedded member binds to
+ *     (Hazelcast interface patterns such as {@code 10.0.1.*}; default {@code 127.0.0.1}); ignored by a client and
+ *     when a config file is set (used as written)
  */
 public record HazelcastSettings(HazelcastMode mode, String clusterName, int port, List<String> members,
-                                @Nullable Path configFile, int maxKeysPerMember, int minClusterSize) {
-    /** Default cluster name. */
-    public static final String DEFAULT_CLUSTER_NAME = "gridlimit";
+                                @Nullable Path configFile, int maxKeysPerMember, int minClusterSize,
+                                List<String> interfaces) {
+    /** Default {@code interfaces}: loopback only, so nothing outside this host reaches the grid. */
+    public static final List<String> DEFAULT_INTERFACES = List.of("127.0.0.1");
     /** Default first member port. */
     public static final int DEFAULT_PORT = 5701;
 
@@ -42,9 +47,18 @@ public record HazelcastSettings(HazelcastMode mode, String clusterName, int port
     /** Largest accepted {@code min-cluster-size}, in members. */
     public static final int MAX_MIN_CLUSTER_SIZE = 1_000;
 
-    /** Copies the member list. */
+    /** Copies the lists. */
     public HazelcastSettings {
         members = List.copyOf(members);
+        interfaces = List.copyOf(interfaces);
+    }
+
+    /**
+     * Settings bound to the default interfaces; parameters as the record's.
+     */
+    public HazelcastSettings(HazelcastMode mode, String clusterName, int port, List<String> members,
+                             @Nullable Path configFile, int maxKeysPerMember, int minClusterSize) {
+        this(mode, clusterName, port, members, configFile, maxKeysPerMember, minClusterSize, DEFAULT_INTERFACES);
     }
 
     /**
@@ -59,6 +73,7 @@ public record HazelcastSettings(HazelcastMode mode, String clusterName, int port
      */
     public HazelcastSettings(HazelcastMode mode, String clusterName, int port, List<String> members,
                              @Nullable Path configFile) {
-        this(mode, clusterName, port, members, configFile, DEFAULT_MAX_KEYS_PER_MEMBER, DEFAULT_MIN_CLUSTER_SIZE);
+        this(mode, clusterName, port, members, configFile, DEFAULT_MAX_KEYS_PER_MEMBER, DEFAULT_MIN_CLUSTER_SIZE,
+                DEFAULT_INTERFACES);
     }
 }

@@ -37,7 +37,8 @@ import java.util.Properties;
  * context close the limiter closes first, then the instance shuts down gracefully (a member hands its partitions
  * over before leaving). Hazelcast's own shutdown hook is off: Micronaut's closes the context.
  *
- * <p>Embedded member: cluster name, {@code port} (auto-increment on), TCP-IP join with {@code members}, multicast
+ * <p>Embedded member: cluster name, {@code port} (auto-increment on), bound only to {@code interfaces} (Hazelcast
+ * interfaces enabled, {@code hazelcast.socket.bind.any=false}), TCP-IP join with {@code members}, multicast
  * and auto-detection off, phone-home off; or the user's {@code config-file} as given. Client: cluster name and
  * {@code members} as addresses (a member without port gets {@code port}), started asynchronously (the application
  * boots and answers in its failure mode until the client connects), reconnecting asynchronously after it loses the
@@ -140,6 +141,9 @@ public class GridFactory {
             c.setClusterName(s.clusterName());
             NetworkConfig network = c.getNetworkConfig();
             network.setPort(s.port()).setPortAutoIncrement(true);
+            // bind only to the configured interfaces (default loopback), never to every address
+            network.getInterfaces().setEnabled(true).setInterfaces(new ArrayList<>(s.interfaces()));
+            c.setProperty("hazelcast.socket.bind.any", "false");
             JoinConfig join = network.getJoin();
             join.getMulticastConfig().setEnabled(false);
             join.getAutoDetectionConfig().setEnabled(false);

@@ -120,6 +120,7 @@ class ConfigValidationTest {
     void invalidConfigurationStopsTheBoot(String name, Map<String, Object> properties, String path, String value) {
         Map<String, Object> all = new HashMap<>(properties);
         all.putIfAbsent("gridlimit.hazelcast.port", Integer.toString(Ports.freePort()));
+        all.putIfAbsent("micronaut.application.name", "gl-validation");
         assertThatThrownBy(() -> ApplicationContext.run(all).close())
                 .hasMessageContaining("Invalid GridLimit configuration")
                 .hasMessageContaining(path)
@@ -130,9 +131,10 @@ class ConfigValidationTest {
     @org.junit.jupiter.params.provider.ValueSource(strings = {"gl-empty-bands-map", "gl-empty-bands-list"})
     void anEmptyBandListStopsTheBoot(String environment) {
         assertThatThrownBy(() -> ApplicationContext.run(Map.of("gridlimit.hazelcast.port",
-                Integer.toString(Ports.freePort())), environment).close())
+                Integer.toString(Ports.freePort()), "micronaut.application.name", "gl-validation"), environment).close())
                 .hasMessageContaining("Invalid GridLimit configuration")
-                .hasMessageContaining("gridlimit.policies.empty.bands: the band list is empty");
+                .hasMessageContaining("gridlimit.policies.empty.bands: '" + (environment.endsWith("map") ? "{}" : "[]")
+                        + "' is not a map of settings, or is empty");
     }
 
     private static Map<String, Object> window(String policy, String algorithm, String limit, String window) {

@@ -77,6 +77,21 @@ class HazelcastLimitsConfigTest {
     }
 
     @Test
+    void theMemberBindsOnlyToLoopbackAndIsNamedAfterTheApplication() {
+        Map<String, Object> props = member(Map.of("micronaut.application.name", "gl-named"));
+        props.remove(H + "cluster-name");
+        try (ApplicationContext ctx = ApplicationContext.run(props)) {
+            Config config = ctx.getBean(HazelcastInstance.class).getConfig();
+            assertThat(config.getClusterName()).isEqualTo("gl-named");
+            assertThat(config.getNetworkConfig().getInterfaces().isEnabled()).isTrue();
+            assertThat(config.getNetworkConfig().getInterfaces().getInterfaces()).containsExactly("127.0.0.1");
+            assertThat(config.getProperty("hazelcast.socket.bind.any")).isEqualTo("false");
+            assertThat(ctx.getBean(HazelcastInstance.class).getCluster().getLocalMember().getAddress().getHost())
+                    .isEqualTo("127.0.0.1");
+        }
+    }
+
+    @Test
     void aMinimumClusterSizeOfOneIsOff() {
         try (ApplicationContext ctx = ApplicationContext.run(member(Map.of(H + "min-cluster-size", "1",
                 H + "max-keys-per-member", "1000")))) {
