@@ -99,6 +99,9 @@ final class ServiceCluster implements AutoCloseable {
                 .withEnv("GRIDLIMIT_DECISION_API_HOST", "0.0.0.0")
                 .withEnv("GRIDLIMIT_HAZELCAST_MEMBERS", String.join(",", aliases))
                 .withEnv("GRIDLIMIT_HAZELCAST_PORT", "5701")
+                // The members join over the containers' bridge network, not loopback: bind to it explicitly
+                // (gridlimit.hazelcast.interfaces, default 127.0.0.1; private address ranges Docker allocates from).
+                .withEnv("GRIDLIMIT_HAZELCAST_INTERFACES", "172.*.*.*,192.168.*.*,10.*.*.*")
                 .withEnv("GRIDLIMIT_HAZELCAST_CLUSTER_NAME", "gridlimit-it")
                 .withEnv("JAVA_TOOL_OPTIONS", "-Xms128m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 "
                         + "-Dhazelcast.partition.count=31 " + systemProperties)

@@ -42,9 +42,7 @@ class ForwardedHeaderHttpTest implements TestPropertyProvider {
         return Map.of("gridlimit.hazelcast.port", Integer.toString(port),
                 "gridlimit.hazelcast.members", "127.0.0.1:" + port,
                 "gridlimit.hazelcast.cluster-name", "gl-edge-fwd-" + port,
-                "gridlimit.client-ip.header", "forwarded",
-                // until gridlimit.client-ip.header is bound: see support.ForwardingHeaderOverride
-                "gridlimit-test.client-ip-header", "forwarded");
+                "gridlimit.client-ip.header", "forwarded");
     }
 
     private Set<Object> keys(String policy) {
