@@ -50,6 +50,9 @@ class UserApplicationTest {
         props.put("gridlimit.hazelcast.port", Integer.toString(port));
         props.put("gridlimit.hazelcast.members", "127.0.0.1:" + port);
         props.put("gridlimit.hazelcast.cluster-name", "shop-" + port);
+        // A first decision on a loaded 2-core CI machine can take longer than the 100 ms default: these tests are
+        // about exact limits and headers, not about the failure mode (GridFailureTest and LocalFailureModeTest are).
+        props.put("gridlimit.grid-timeout", "5s");
         props.put("gridlimit.policies.orders-read.algorithm", "token-bucket");
         props.put("gridlimit.policies.orders-read.capacity", "3");
         props.put("gridlimit.policies.orders-read.refill-tokens", "1");
