@@ -10,9 +10,11 @@ import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.internal.Preconditions;
 import io.gridlimit.time.TimeSource;
+import java.math.BigInteger;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * A {@link RateLimiter} in this JVM only: the same pure algorithms as the grid ({@link RateLimitAlgorithms#apply})
  * on an in-process map, with no Hazelcast and no framework. It is what {@code failure-mode: local} decides on when
  * the grid does not answer (SPEC §5), usually with each policy's quota {@linkplain #share divided} among the
- * replicas, and it serves as a limiter of its own wherever one process is the whole deployment.
+ * replicas (rounding down), and it serves as a limiter of its own wherever one process is the whole deployment.
  *
  * <p><b>State.</b> One entry per (policy name, key), updated atomically with {@link ConcurrentHashMap#compute} at
  * one reading of the injected {@link TimeSource} per decision; a state written under other parameters of the same
@@ -58,41 +60,54 @@ public final class LocalRateLimiter implements RateLimiter {
     }
 
     /**
-     * Divides a policy's quota and refill rate by a number of replicas, so that the replicas deciding on their own
-     * admit together about the policy's quota (SPEC §5). For {@code n} replicas:
+     * Divides a policy's quota and refill rate by a number of replicas, rounding down, so that {@code n} replicas
+     * deciding on their own never admit together more than the policy itself (docs/SPEC.md §5). For {@code n}
+     * replicas:
      * <ul>
-     *   <li>capacity (token bucket, GCRA) and limit (windows): {@code ceil(q / n)}, so at least 1;</li>
-     *   <li>refill rate {@code R/P} (token bucket, GCRA): divided exactly where the parameters allow it, else
-     *       rounded up: {@code R/n} per {@code P} when {@code n} divides {@code R}; else {@code R} per {@code P·n}
-     *       when {@code P·n} is at most 365 days (SPEC §1); else {@code ceil(R/n)} per {@code P};</li>
+     *   <li>capacity (token bucket, GCRA) and limit (windows): {@code floor(q / n)};</li>
+     *   <li>refill rate {@code R/P} (token bucket, GCRA): exactly {@code R/(P·n)} where the parameters allow it,
+     *       else rounded down: {@code R/n} per {@code P} when {@code n} divides {@code R}; else {@code R} per
+     *       {@code P·n} when {@code P·n} is at most 365 days (docs/SPEC.md §1); else
+     *       {@code floor(R·365 d / (P·n))} per 365 days;</li>
      *   <li>periods, windows, band names and algorithms unchanged.</li>
      * </ul>
-     * A request whose cost exceeds a divided quota is then denied as one that can never pass (no retryAfter).
+     * A band whose divided quota or refill is below one unit (a quota below {@code n}) has no share: the policy
+     * then has none, and a replica must not admit it on its own (empty result). A request whose cost exceeds a
+     * divided quota is denied by the share as one that can never pass (no retryAfter).
      *
      * @param policy a policy
      * @param replicas the divisor, >= 1
-     * @return the derived policy, of the same name and band names; equal to {@code policy} for 1
+     * @return the derived policy, of the same name and band names, never above {@code policy} in quota or rate
+     *     (equal to it for 1); empty when a band's share is below one unit
      * @throws IllegalArgumentException if {@code replicas < 1}
      * @throws NullPointerException if {@code policy} is null
      */
-    public static Policy share(Policy policy, int replicas) {
+    public static Optional<Policy> share(Policy policy, int replicas) {
+        Objects.requireNonNull(policy, "policy");
         Preconditions.checkRange("replicas", replicas, 1, Integer.MAX_VALUE);
+        if (replicas == 1) {
+            return Optional.of(policy);
+        }
         Policy.Builder b = Policy.builder(policy.name());
         for (Band band : policy.bands()) {
             Band d = share(band, replicas);
+            if (d == null) {
+                return Optional.empty();
+            }
             if (policy.isComposite()) {
                 b.band(d);
             } else {
                 b.single(d);
             }
         }
-        return b.build();
+        return Optional.of(b.build());
     }
 
+    /** @return the band's share, or null when its quota or refill divided by n is below one unit */
     private static Band share(Band band, long n) {
         Algorithm a = band.algorithm();
         if (a.isBucket()) {
-            long capacity = ceilDiv(band.capacity(), n);
+            long capacity = band.capacity() / n;
             long r = band.refillTokens();
             long p = band.refillPeriodNanos();
             long tokens;
@@ -104,14 +119,22 @@ public final class LocalRateLimiter implements RateLimiter {
                 tokens = r;
                 period = p * n;
             } else {
-                tokens = ceilDiv(r, n);
-                period = p;
+                // P·n > 365 d: floor(R·365 d / (P·n)) per 365 d, never above R/(P·n)
+                tokens = BigInteger.valueOf(r).multiply(BigInteger.valueOf(Band.MAX_PERIOD_NANOS))
+                        .divide(BigInteger.valueOf(p).multiply(BigInteger.valueOf(n))).longValueExact();
+                period = Band.MAX_PERIOD_NANOS;
+            }
+            if (capacity == 0 || tokens == 0) {
+                return null;
             }
             Duration refillPeriod = Duration.ofNanos(period);
             return a == Algorithm.TOKEN_BUCKET ? Band.tokenBucket(band.name(), capacity, tokens, refillPeriod)
                     : Band.gcra(band.name(), capacity, tokens, refillPeriod);
         }
-        long limit = ceilDiv(band.limit(), n);
+        long limit = band.limit() / n;
+        if (limit == 0) {
+            return null;
+        }
         Duration window = Duration.ofNanos(band.windowNanos());
         return switch (a) {
             case FIXED_WINDOW -> Band.fixedWindow(band.name(), limit, window);
@@ -119,10 +142,6 @@ public final class LocalRateLimiter implements RateLimiter {
             case SLIDING_WINDOW_COUNTER -> Band.slidingWindowCounter(band.name(), limit, window);
             default -> throw new IllegalStateException("unknown algorithm " + a);
         };
-    }
-
-    private static long ceilDiv(long x, long n) {
-        return Math.max(1, -Math.floorDiv(-x, n));
     }
 
     /**

@@ -16,36 +16,78 @@ class LocalRateLimiterTest {
     private static final long SECOND = 1_000_000_000L;
 
     @Test
-    void quotasAreDividedRoundingUpAndRefillRatesDividedExactlyWherePossible() {
+    void quotasAreDividedRoundingDownAndRefillRatesDividedExactlyWherePossibleElseDown() {
         Policy bucket = Policy.builder("b").tokenBucket(10, 6, Duration.ofSeconds(1)).build();
-        assertThat(LocalRateLimiter.share(bucket, 3).bands().get(0))
-                .isEqualTo(Band.tokenBucket("b", 4, 2, Duration.ofSeconds(1))); // 6 divisible by 3
+        assertThat(band(LocalRateLimiter.share(bucket, 3)))
+                .isEqualTo(Band.tokenBucket("b", 3, 2, Duration.ofSeconds(1))); // floor(10/3); 6 divisible by 3
         Policy gcra = Policy.builder("g").gcra(10, 5, Duration.ofSeconds(1)).build();
-        assertThat(LocalRateLimiter.share(gcra, 3).bands().get(0))
-                .isEqualTo(Band.gcra("g", 4, 5, Duration.ofSeconds(3))); // 5 per 3 s: exactly a third
+        assertThat(band(LocalRateLimiter.share(gcra, 3)))
+                .isEqualTo(Band.gcra("g", 3, 5, Duration.ofSeconds(3))); // 5 per 3 s: exactly a third
         Policy yearly = Policy.builder("y").tokenBucket(7, 5, Duration.ofDays(200)).build();
-        assertThat(LocalRateLimiter.share(yearly, 3).bands().get(0))
-                .isEqualTo(Band.tokenBucket("y", 3, 2, Duration.ofDays(200))); // 600 d > 365 d: ceil(5/3)
-        Policy one = Policy.builder("one").fixedWindow(1, Duration.ofMinutes(1)).build();
-        assertThat(LocalRateLimiter.share(one, 3).bands().get(0))
-                .isEqualTo(Band.fixedWindow("one", 1, Duration.ofMinutes(1))); // at least 1
+        // 600 d > 365 d: floor(5 · 365 d / 600 d) = floor(3.04) = 3 per 365 d, below 5 per 600 d
+        assertThat(band(LocalRateLimiter.share(yearly, 3)))
+                .isEqualTo(Band.tokenBucket("y", 2, 3, Duration.ofDays(365)));
+        Policy five = Policy.builder("five").slidingWindowLog(5, Duration.ofSeconds(10)).build();
+        assertThat(band(LocalRateLimiter.share(five, 3)))
+                .isEqualTo(Band.slidingWindowLog("five", 1, Duration.ofSeconds(10))); // floor(5/3)
         Policy composite = Policy.builder("c")
                 .band(Band.slidingWindowLog("log", 100, Duration.ofSeconds(10)))
-                .band(Band.slidingWindowCounter("ctr", 1000, Duration.ofHours(1))).build();
-        Policy divided = LocalRateLimiter.share(composite, 4);
+                .band(Band.slidingWindowCounter("ctr", 1001, Duration.ofHours(1))).build();
+        Policy divided = LocalRateLimiter.share(composite, 4).orElseThrow();
         assertThat(divided.isComposite()).isTrue();
         assertThat(divided.bands()).containsExactly(Band.slidingWindowLog("log", 25, Duration.ofSeconds(10)),
                 Band.slidingWindowCounter("ctr", 250, Duration.ofHours(1)));
-        assertThat(LocalRateLimiter.share(bucket, 1)).isEqualTo(bucket);
+        assertThat(LocalRateLimiter.share(bucket, 1)).contains(bucket);
         assertThatThrownBy(() -> LocalRateLimiter.share(bucket, 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("0");
     }
 
     @Test
+    void aQuotaOrRefillBelowOneUnitPerReplicaHasNoShare() {
+        Policy two = Policy.builder("two").fixedWindow(2, Duration.ofMinutes(1)).build();
+        assertThat(LocalRateLimiter.share(two, 3)).as("floor(2/3) = 0").isEmpty();
+        assertThat(LocalRateLimiter.share(two, 2)).map(p -> p.bands().get(0))
+                .contains(Band.fixedWindow("two", 1, Duration.ofMinutes(1)));
+        Policy smallBucket = Policy.builder("sb").gcra(2, 1, Duration.ofSeconds(1)).build();
+        assertThat(LocalRateLimiter.share(smallBucket, 3)).as("capacity floor(2/3) = 0").isEmpty();
+        Policy slowRefill = Policy.builder("slow").tokenBucket(30, 1, Duration.ofDays(300)).build();
+        assertThat(LocalRateLimiter.share(slowRefill, 3)).as("floor(1 · 365 d / 900 d) = 0 tokens").isEmpty();
+        Policy composite = Policy.builder("c")
+                .band(Band.slidingWindowLog("burst", 2, Duration.ofSeconds(1)))
+                .band(Band.fixedWindow("daily", 1000, Duration.ofDays(1))).build();
+        assertThat(LocalRateLimiter.share(composite, 3)).as("one band without a share: the policy has none")
+                .isEmpty();
+    }
+
+    @Test
+    void replicasDecidingOnTheirSharesNeverAdmitTogetherMoreThanThePolicy() {
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        for (int limit = 1; limit <= 12; limit++) {
+            for (int replicas = 1; replicas <= 5; replicas++) {
+                Policy p = Policy.builder("p" + limit).slidingWindowLog(limit, Duration.ofSeconds(10)).build();
+                long admitted = 0;
+                for (int r = 0; r < replicas; r++) {
+                    LocalRateLimiter replica = new LocalRateLimiter(10, clock);
+                    Policy share = LocalRateLimiter.share(p, replicas).orElse(null);
+                    for (int i = 0; share != null && i < limit + 1; i++) {
+                        admitted += replica.tryAcquire(share, "k", 1).allowed() ? 1 : 0;
+                    }
+                }
+                assertThat(admitted).as("L=%d, N=%d", limit, replicas).isEqualTo((long) replicas * (limit / replicas))
+                        .isLessThanOrEqualTo(limit);
+            }
+        }
+    }
+
+    private static Band band(java.util.Optional<Policy> share) {
+        return share.orElseThrow().bands().get(0);
+    }
+
+    @Test
     void decidesExactlyOnTheDividedPolicyAndTheLocalClock() {
         ManualTimeSource clock = new ManualTimeSource(T0);
-        Policy p = Policy.builder("fw").fixedWindow(5, Duration.ofSeconds(10)).build();
-        Policy share = LocalRateLimiter.share(p, 3);
+        Policy p = Policy.builder("fw").fixedWindow(6, Duration.ofSeconds(10)).build();
+        Policy share = LocalRateLimiter.share(p, 3).orElseThrow(); // 2 per 10 s
         LocalRateLimiter local = new LocalRateLimiter(100, clock);
         assertThat(local.tryAcquire(share, "k", 1)).isEqualTo(new Decision(true, 2, 1, 10 * SECOND, Decision.NO_RETRY, null));
         clock.advanceNanos(4 * SECOND);

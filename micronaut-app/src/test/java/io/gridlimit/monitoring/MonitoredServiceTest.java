@@ -63,6 +63,7 @@ class MonitoredServiceTest {
     private static final int CLIENTS = 11;
     /** Families that describe the member, not a policy: no {@code policy} label. */
     private static final Set<String> MEMBER_LEVEL_FAMILIES = Set.of("gridlimit_state_lost", "gridlimit_grid_members",
+            "gridlimit_local_expected_replicas",
             "gridlimit_grid_member_safe", "gridlimit_grid_cluster_safe");
 
     private ApplicationContext context;

@@ -33,8 +33,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Failures (timeout or grid error) are counted ({@value GridLimitMetrics#GRID_ERRORS}, with the latency) and
  * logged at most every 10 s (each one at debug). A timed-out request is cancelled at the limiter before its
  * answer moves on, so a request still queued on this replica (coalescing) is never sent and consumes nothing.
- * Under {@code failure-mode: local} the failed rule is decided by {@link LocalFallback} instead; under
- * {@code open} and {@code closed} it stays failed, for the response writer to apply the mode. Thread-safe.
+ * Under {@code failure-mode: local} the failed rule is decided by {@link LocalFallback} on this replica's share
+ * instead; a policy without a share (or a local decision that fails) stays failed, and {@code local} then answers
+ * it as {@code closed} does: it is never let through unlimited (docs/SPEC.md §5). Under {@code open} and
+ * {@code closed} a failed rule stays failed, for the response writer to apply the mode. Thread-safe.
  */
 @Singleton
 public class GridAsker {
@@ -123,9 +125,13 @@ public class GridAsker {
             log(policy, timeout, cause);
             if (config.failureMode() == FailureMode.LOCAL) {
                 try {
-                    return new RuleResult(check, local.decide(policy, check.key(), check.rule().cost()), false, true);
+                    Decision decided = local.decide(policy, check.key(), check.rule().cost());
+                    if (decided != null) {
+                        return new RuleResult(check, decided, false, true);
+                    }
+                    // no share (a quota below expected-replicas): never decided alone, answered as closed
                 } catch (RuntimeException e) {
-                    LOG.warn("local fallback failed for policy '{}' ({}); the request is let through",
+                    LOG.warn("local fallback failed for policy '{}' ({}); answered 503 as failure-mode closed",
                             policy.name(), e.toString());
                 }
             }

@@ -5,20 +5,30 @@ import io.gridlimit.api.Policy;
 import io.gridlimit.local.LocalRateLimiter;
 import io.gridlimit.micronaut.config.LocalFallbackSettings;
 import io.gridlimit.time.TimeSource;
+import io.micronaut.core.annotation.Nullable;
+import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What {@code failure-mode: local} decides on (SPEC §5): each configured policy's share for this replica
- * ({@link LocalRateLimiter#share}, the quota divided by {@code gridlimit.local.expected-replicas}), decided on a
- * {@link LocalRateLimiter} bounded by {@code gridlimit.local.max-keys}. The clock is this replica's own (wall
- * clock in production), read once per decision; it is not the grid's cluster time, and local state never goes
- * back to the grid. Thread-safe.
+ * What {@code failure-mode: local} decides on (docs/SPEC.md §5): each policy's share for this replica
+ * ({@link LocalRateLimiter#share}: the quota and refill rate divided by {@code gridlimit.local.expected-replicas},
+ * rounded down), decided on a {@link LocalRateLimiter} bounded by {@code gridlimit.local.max-keys}. A policy whose
+ * quota is below the number of replicas has no share: this replica does not decide it on its own
+ * ({@link #decide} answers null, and the filter answers 503 as {@code closed} would). The clock is this replica's
+ * own (wall clock in production), read once per decision; it is not the grid's cluster time, and local state
+ * never goes back to the grid. Thread-safe.
  */
 public final class LocalFallback {
-    private final Map<String, Policy> shares;
+    /** Most policies whose shares are remembered; the map is cleared beyond it (policies are few). */
+    private static final int MAX_POLICIES = 10_000;
+
+    private final ConcurrentHashMap<String, Share> shares = new ConcurrentHashMap<>();
+    private final List<String> withoutShare;
+    private final int replicas;
     private final LocalRateLimiter limiter;
 
     /**
@@ -31,42 +41,70 @@ public final class LocalFallback {
      */
     public LocalFallback(Collection<Policy> policies, LocalFallbackSettings settings, TimeSource clock) {
         Objects.requireNonNull(settings, "settings");
-        Map<String, Policy> byName = new LinkedHashMap<>();
+        this.replicas = settings.expectedReplicas();
+        List<String> none = new ArrayList<>();
         for (Policy p : policies) {
-            byName.put(p.name(), LocalRateLimiter.share(p, settings.expectedReplicas()));
+            Share s = Share.of(p, replicas);
+            shares.put(p.name(), s);
+            if (s.share() == null) {
+                none.add(p.name());
+            }
         }
-        this.shares = Map.copyOf(byName);
+        this.withoutShare = List.copyOf(none);
         this.limiter = new LocalRateLimiter(settings.maxKeys(), clock);
     }
 
     /**
-     * @param policyName a configured policy's name
-     * @return this replica's share of it, which local decisions use, or null when the policy is not configured
+     * @param policyName a policy's name
+     * @return this replica's share of it, which local decisions use; null when the policy has no share (a quota
+     *     below {@code expected-replicas}) or has not been configured nor decided locally
      */
-    public Policy derived(String policyName) {
-        return shares.get(policyName);
+    public @Nullable Policy derived(String policyName) {
+        Share s = shares.get(policyName);
+        return s == null ? null : s.share();
+    }
+
+    /** @return the configured policies that have no share (decided by the grid only), in configuration order */
+    public List<String> withoutShare() {
+        return withoutShare;
+    }
+
+    /** @return {@code gridlimit.local.expected-replicas}, the divisor of every share */
+    public int expectedReplicas() {
+        return replicas;
     }
 
     /**
-     * Decides one request locally against this replica's share of the policy.
+     * Decides one request locally against this replica's share of the policy. A policy not configured at
+     * construction (or configured with other parameters under its name) gets its share computed now.
      *
-     * @param policy the configured policy (its share is used)
+     * @param policy the policy as the grid would decide it (its share is used)
      * @param key the grid key
      * @param cost the cost, in [1, 10^15]
-     * @return the local decision, never null
-     * @throws IllegalArgumentException if the policy is not one this fallback was built with, or the key or the
-     *     cost is invalid
+     * @return the local decision; null when the policy has no share, so this replica must not decide it alone
+     * @throws IllegalArgumentException if the key or the cost is invalid
      */
-    public Decision decide(Policy policy, String key, long cost) {
-        Policy share = shares.get(policy.name());
-        if (share == null) {
-            throw new IllegalArgumentException("no local policy for '" + policy.name() + "'");
+    public @Nullable Decision decide(Policy policy, String key, long cost) {
+        Share s = shares.get(policy.name());
+        if (s == null || !s.source().equals(policy)) {
+            if (shares.size() >= MAX_POLICIES) {
+                shares.clear();
+            }
+            s = Share.of(policy, replicas);
+            shares.put(policy.name(), s);
         }
-        return limiter.tryAcquire(share, key, cost);
+        return s.share() == null ? null : limiter.tryAcquire(s.share(), key, cost);
     }
 
     /** @return the number of (policy, key) states held now */
     public int size() {
         return limiter.size();
+    }
+
+    private record Share(Policy source, @Nullable Policy share) {
+        static Share of(Policy policy, int replicas) {
+            Optional<Policy> share = LocalRateLimiter.share(policy, replicas);
+            return new Share(policy, share.orElse(null));
+        }
     }
 }

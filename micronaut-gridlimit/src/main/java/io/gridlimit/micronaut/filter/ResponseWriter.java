@@ -29,9 +29,9 @@ import java.util.Map;
  *       downstream response.</li>
  *   <li>A rule not in shadow mode denies: 429 with the headers, {@code Retry-After} (delta-seconds, rounded up,
  *       never 0; absent when the cost can never pass) and a quota-exceeded problem naming the violated policy.</li>
- *   <li>The last rule failed: {@code closed} answers 503 with {@code Retry-After: 1} and a
- *       temporary-reduced-capacity problem; {@code open} (and {@code local} whose own decision failed) lets the
- *       request through without headers. A {@code local} decision is written as a grid decision, against this
+ *   <li>The last rule failed: {@code closed} (and {@code local} for a policy without a local share, or whose own
+ *       decision failed) answers 503 with {@code Retry-After: 1} and a temporary-reduced-capacity problem;
+ *       {@code open} lets the request through without headers. A {@code local} decision is written as a grid decision, against this
  *       replica's share of the policy ({@code RateLimit-Policy} shows the divided quota).</li>
  * </ul>
  * Thread-safe.
@@ -82,8 +82,8 @@ public class ResponseWriter {
                                              Map<String, String> admittedHeaders) {
         RuleResult last = results.get(results.size() - 1);
         if (last.failed()) {
-            if (config.failureMode() != FailureMode.CLOSED) {
-                return null; // open; or local whose own decision failed (logged): let through
+            if (config.failureMode() == FailureMode.OPEN) {
+                return null; // open lets through; local without a share of the policy answers as closed
             }
             return problems.write(HttpStatus.SERVICE_UNAVAILABLE, new Problem(TEMPORARY_REDUCED_CAPACITY,
                     "Service temporarily unable to satisfy the request due to reduced capacity", 503,

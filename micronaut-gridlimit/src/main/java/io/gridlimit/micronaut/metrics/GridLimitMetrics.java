@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  *       grid to its answer or timeout</li>
  *   <li>{@value #GRID_ERRORS} (counter; tags {@code policy}, {@code reason}: timeout, failure)</li>
  *   <li>{@value #ACTIVE_KEYS} (gauge; tag {@code policy}): keys this member owns, see {@link ActiveKeysBinder}</li>
- *   <li>{@value #STATE_LOST}, {@value #GRID_MEMBERS}, {@value #GRID_MEMBER_SAFE}, {@value #GRID_CLUSTER_SAFE}:
+ *   <li>{@value #STATE_LOST}, {@value #GRID_MEMBERS}, {@value #LOCAL_EXPECTED_REPLICAS}, {@value #GRID_MEMBER_SAFE},
+ *       {@value #GRID_CLUSTER_SAFE}:
  *       member-level meters without a policy tag, see {@link GridStatusMetrics}</li>
  * </ul>
  */
@@ -48,6 +49,8 @@ public class GridLimitMetrics {
     public static final String STATE_LOST = "gridlimit.state.lost";
     /** Members in the cluster as this instance sees it. */
     public static final String GRID_MEMBERS = "gridlimit.grid.members";
+    /** {@code gridlimit.local.expected-replicas}, the divisor of failure-mode local's shares (SPEC §5). */
+    public static final String LOCAL_EXPECTED_REPLICAS = "gridlimit.local.expected.replicas";
     /** 1 when this member's partitions all have their backups in sync, else 0. */
     public static final String GRID_MEMBER_SAFE = "gridlimit.grid.member.safe";
     /** 1 when the whole cluster is safe (no migration, every backup in sync), else 0. */

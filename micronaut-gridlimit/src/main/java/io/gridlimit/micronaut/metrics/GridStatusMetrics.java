@@ -6,6 +6,8 @@ import com.hazelcast.partition.PartitionService;
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.grid.HazelcastRateLimiter;
 import io.gridlimit.grid.StateLoss;
+import io.gridlimit.micronaut.config.FailureMode;
+import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -33,6 +35,11 @@ import org.slf4j.LoggerFactory;
  *       Monotonic from member start (SPEC §8).</li>
  *   <li>{@value GridLimitMetrics#GRID_MEMBERS} (gauge): members of the cluster as this instance sees them;
  *       0 once the instance is no longer running; NaN before the first refresh.</li>
+ *   <li>{@value GridLimitMetrics#LOCAL_EXPECTED_REPLICAS} (gauge): {@code gridlimit.local.expected-replicas}, to
+ *       compare with {@value GridLimitMetrics#GRID_MEMBERS} (docs/SPEC.md §5). On an embedded member under
+ *       {@code failure-mode: local}, each refresh that finds the member count changed to more than it logs a WARN
+ *       ({@link ReplicaCountCheck}); a client sees the members, not the other clients, so it is not checked
+ *       there.</li>
  *   <li>{@value GridLimitMetrics#GRID_MEMBER_SAFE} (gauge, 1/0): {@link PartitionService#isLocalMemberSafe()};
  *       0 once the instance is no longer running; NaN on a client (no partition service) and before the first
  *       refresh.</li>
@@ -54,15 +61,23 @@ public class GridStatusMetrics implements MeterBinder, AutoCloseable {
     private final @Nullable HazelcastInstance instance;
     private final @Nullable StateLoss stateLoss;
     private final boolean member;
+    private final int expectedReplicas;
+    private final ReplicaCountCheck replicas;
     private volatile double members = Double.NaN;
     private volatile double memberSafe = Double.NaN;
     private volatile double clusterSafe = Double.NaN;
     private ScheduledExecutorService refresher;
 
-    /** @param limiter the application's rate limiter; meters are bound only for {@link HazelcastRateLimiter} */
-    public GridStatusMetrics(RateLimiter limiter) {
+    /**
+     * @param limiter the application's rate limiter; meters are bound only for {@link HazelcastRateLimiter}
+     * @param config the checked configuration: {@code failure-mode} and {@code gridlimit.local.expected-replicas}
+     */
+    public GridStatusMetrics(RateLimiter limiter, GridLimitConfig config) {
         this.instance = limiter instanceof HazelcastRateLimiter h ? h.instance() : null;
         this.member = instance != null && instance.getLocalEndpoint() instanceof Member;
+        this.expectedReplicas = config.local().expectedReplicas();
+        this.replicas = new ReplicaCountCheck(expectedReplicas,
+                member && config.failureMode() == FailureMode.LOCAL);
         StateLoss loss = null;
         if (member) {
             try {
@@ -90,6 +105,9 @@ public class GridStatusMetrics implements MeterBinder, AutoCloseable {
         }
         Gauge.builder(GridLimitMetrics.GRID_MEMBERS, this, s -> s.members)
                 .description("Members of the Hazelcast cluster as this instance sees them").register(registry);
+        Gauge.builder(GridLimitMetrics.LOCAL_EXPECTED_REPLICAS, this, s -> s.expectedReplicas)
+                .description("gridlimit.local.expected-replicas: the replicas failure-mode local divides quotas by")
+                .register(registry);
         Gauge.builder(GridLimitMetrics.GRID_MEMBER_SAFE, this, s -> s.memberSafe)
                 .description("1 when every partition this member owns has its backups in sync, else 0")
                 .register(registry);
@@ -122,7 +140,9 @@ public class GridStatusMetrics implements MeterBinder, AutoCloseable {
                 clusterSafe = memberSafe;
                 return;
             }
-            members = i.getCluster().getMembers().size();
+            int count = i.getCluster().getMembers().size();
+            members = count;
+            replicas.observe(count);
             if (member) {
                 PartitionService partitions = i.getPartitionService();
                 memberSafe = partitions.isLocalMemberSafe() ? 1 : 0;

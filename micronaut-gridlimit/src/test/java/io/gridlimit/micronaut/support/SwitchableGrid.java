@@ -15,15 +15,17 @@ import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Replaces;
 import io.micronaut.context.annotation.Requires;
 import jakarta.inject.Singleton;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * In contexts that set {@code gridlimit-test.switchable-grid=true}: replaces the rate limiter with a
  * {@link Grid} a test switches between answering (the pure algorithms on an in-memory map at a fixed reading, the
- * grid's exact semantics without Hazelcast), never answering and failing; and the {@link LocalFallback} with one
+ * grid's exact semantics without Hazelcast), never answering, failing and answering too late; and the {@link LocalFallback} with one
  * whose clock is a {@link ManualTimeSource} the test moves ({@link #LOCAL_START}). No Hazelcast member starts.
  */
 @Factory
@@ -67,7 +69,12 @@ public class SwitchableGrid {
         /** Never complete the stage (a grid that does not answer). */
         NEVER,
         /** Fail the stage with a Hazelcast exception. */
-        FAIL
+        FAIL,
+        /**
+         * Decide at once (the grid's state is consumed, as on an overloaded grid that got the request) but hold the
+         * answer until {@link Grid#answerLate()}: past {@code grid-timeout}, a grid too slow to be heard.
+         */
+        SLOW
     }
 
     /** A limiter a test can switch off and on. Counts the calls. */
@@ -77,6 +84,8 @@ public class SwitchableGrid {
 
         private final ConcurrentHashMap<String, LimiterState> states = new ConcurrentHashMap<>();
         private final AtomicInteger calls = new AtomicInteger();
+        private final List<CompletableFuture<Decision>> held = new CopyOnWriteArrayList<>();
+        private final List<Decision> heldDecisions = new CopyOnWriteArrayList<>();
         private volatile Mode mode = Mode.UP;
 
         /** @param mode what the next requests get */
@@ -89,6 +98,21 @@ public class SwitchableGrid {
             return calls.get();
         }
 
+        /**
+         * Delivers every answer {@link Mode#SLOW} held (a cancelled stage ignores it).
+         *
+         * @return the decisions the grid took on those requests, in order
+         */
+        public List<Decision> answerLate() {
+            List<Decision> decisions = List.copyOf(heldDecisions);
+            for (int i = 0; i < held.size(); i++) {
+                held.get(i).complete(heldDecisions.get(i));
+            }
+            held.clear();
+            heldDecisions.clear();
+            return decisions;
+        }
+
         @Override
         public Decision tryAcquire(Policy policy, String key, long cost) {
             throw new UnsupportedOperationException("blocking path not used by the filter");
@@ -97,7 +121,8 @@ public class SwitchableGrid {
         @Override
         public CompletionStage<Decision> tryAcquireAsync(Policy policy, String key, long cost) {
             calls.incrementAndGet();
-            switch (mode) {
+            Mode m = mode;
+            switch (m) {
                 case NEVER:
                     return new CompletableFuture<>();
                 case FAIL:
@@ -109,6 +134,12 @@ public class SwitchableGrid {
                         d[0] = o.decision();
                         return o.write() ? o.state() : s;
                     });
+                    if (m == Mode.SLOW) {
+                        CompletableFuture<Decision> late = new CompletableFuture<>();
+                        heldDecisions.add(d[0]);
+                        held.add(late);
+                        return late;
+                    }
                     return CompletableFuture.completedFuture(d[0]);
             }
         }
