@@ -52,7 +52,8 @@ import org.yaml.snakeyaml.Yaml;
  * <p>The script (once, before the tests): client {@code 203.0.113.1} sends 6 {@code GET /demo/hello} (policy
  * {@code demo}, 5 per 10 s per client IP: 5 admitted, the 6th denied) and {@code /prometheus} is scraped; clients
  * {@code 203.0.113.2..11} do the same and it is scraped again; JMX is read once the member's metrics collection has
- * run; then the member is terminated and client {@code 203.0.113.12} is let through by failure-mode open, and a
+ * run; then the member is terminated and client {@code 203.0.113.12} is admitted by failure-mode local (the default:
+ * its share of {@code demo} is floor(5/3) = 1), and a
  * last scrape is taken. Client addresses come through {@code X-Forwarded-For} from the trusted loopback peer, so
  * each client is its own key ({@code ip:203.0.113.<n>}).
  */
@@ -120,7 +121,7 @@ class MonitoredServiceTest {
         for (int c = 0; c < CLIENTS; c++) {
             expected.addAll(List.of(200, 200, 200, 200, 200, 429));
         }
-        expected.add(200); // grid gone, failure-mode open
+        expected.add(200); // grid gone, failure-mode local: a fresh key's local share admits one
         assertThat(statuses).isEqualTo(expected);
     }
 
@@ -182,7 +183,7 @@ class MonitoredServiceTest {
         assertThat(value(afterGridLoss, "gridlimit_decisions_total", "policy", "demo", "outcome", "fallback"))
                 .isEqualTo(1.0);
         assertThat(value(afterGridLoss, "gridlimit_decisions_total", "policy", "demo", "outcome", "fallback",
-                "mode", "open")).isEqualTo(1.0);
+                "mode", "local")).isEqualTo(1.0);
         // the member is gone: no members, not safe (the refresh ran after the termination)
         assertThat(value(afterGridLoss, "gridlimit_grid_members")).isEqualTo(0.0);
         assertThat(value(afterGridLoss, "gridlimit_grid_member_safe")).isEqualTo(0.0);

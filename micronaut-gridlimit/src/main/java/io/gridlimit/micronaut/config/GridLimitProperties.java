@@ -26,7 +26,7 @@ import java.util.List;
  */
 @ConfigurationProperties("gridlimit")
 public record GridLimitProperties(@Bindable(defaultValue = "both") HeaderMode headers,
-                                  @Bindable(defaultValue = "open") FailureMode failureMode,
+                                  @Bindable(defaultValue = "local") FailureMode failureMode,
                                   @Bindable(defaultValue = "100ms") Duration gridTimeout,
                                   @Nullable List<String> exempt,
                                   @Bindable(defaultValue = "false") boolean exemptAllAcknowledged,

@@ -45,6 +45,10 @@ final class NetworkSettings {
             IPAddress a = cidr(proxies.get(i));
             if (a == null) {
                 errors.add(path + ": '" + proxies.get(i) + "' is not an IP address or CIDR");
+            } else if (hostBitsSet(proxies.get(i))) {
+                errors.add(path + ": '" + proxies.get(i) + "' has address bits set beyond its /" + a.getPrefixLength()
+                        + " prefix; write " + a.toCanonicalString() + " for the network or the address alone for "
+                        + "one proxy");
             } else if (a.getPrefixLength() == 0 && !c.trustAnyAddress()) {
                 errors.add(path + ": '" + proxies.get(i) + "' trusts every address, so any client could choose "
                         + "its own key; set gridlimit.client-ip.trust-any-address: true if that is meant");
@@ -52,7 +56,34 @@ final class NetworkSettings {
                 trusted.add(a);
             }
         }
+        if (!c.trustAnyAddress() && !trusted.isEmpty()) {
+            coversEverything(trusted, true).ifPresent(errors::add);
+            coversEverything(trusted, false).ifPresent(errors::add);
+        }
         return new ClientIpSettings(trusted, c.ipv6Prefix(), c.header());
+    }
+
+    /** Trusted networks that together cover every IPv4 (or IPv6) address, as {@code 0.0.0.0/1, 128.0.0.0/1} do. */
+    private static java.util.Optional<String> coversEverything(List<IPAddress> trusted, boolean ipv4) {
+        List<IPAddress> family = trusted.stream().filter(a -> a.isIPv4() == ipv4).toList();
+        if (family.size() < 2) {
+            return java.util.Optional.empty(); // a single /0 is refused on its own above
+        }
+        IPAddress[] merged = family.get(0).mergeToPrefixBlocks(family.subList(1, family.size()).toArray(new IPAddress[0]));
+        boolean all = merged.length == 1 && merged[0].getPrefixLength() != null && merged[0].getPrefixLength() == 0;
+        return all ? java.util.Optional.of("gridlimit.client-ip.trusted-proxies: " + family + " together trust every "
+                + (ipv4 ? "IPv4" : "IPv6") + " address, so any client could choose its own key; set "
+                + "gridlimit.client-ip.trust-any-address: true if that is meant") : java.util.Optional.empty();
+    }
+
+    /** True when a CIDR such as {@code 10.1.2.3/8} names a network with bits set beyond its prefix. */
+    private static boolean hostBitsSet(String text) {
+        try {
+            IPAddress a = new IPAddressString(String.valueOf(text).trim(), STRICT_CIDR).toAddress();
+            return a.getNetworkPrefixLength() != null && !a.isPrefixBlock();
+        } catch (inet.ipaddr.AddressStringException | RuntimeException e) {
+            return false;
+        }
     }
 
     /** An IP address or CIDR as its prefix block; an IPv4-mapped IPv6 one as IPv4; null when malformed. */

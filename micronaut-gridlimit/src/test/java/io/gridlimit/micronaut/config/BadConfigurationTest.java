@@ -29,7 +29,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 class BadConfigurationTest {
     /** A valid policy the route cases refer to. */
     private static final String DEMO = "gridlimit:\n  policies:\n    demo: {algorithm: fixed-window, limit: 5, window: 10s}\n";
-    static final int CASES = 87;
+    static final int CASES = 92;
 
     static Stream<Arguments> bad() {
         return Stream.of(
@@ -166,6 +166,18 @@ class BadConfigurationTest {
                         "gridlimit.client-ip.trusted-proxies[0]: '0.0.0.0/0' trusts every address"),
                 bad("trusted ::/0", "gridlimit: {client-ip: {trusted-proxies: [10.0.0.0/8, '::/0']}}",
                         "gridlimit.client-ip.trusted-proxies[1]: '::/0' trusts every address"),
+                bad("trusted halves of IPv4", "gridlimit: {client-ip: {trusted-proxies: [0.0.0.0/1, 128.0.0.0/1]}}",
+                        "gridlimit.client-ip.trusted-proxies: [0.0.0.0/1, 128.0.0.0/1] together trust every IPv4"),
+                bad("trusted quarters of IPv4", "gridlimit: {client-ip: {trusted-proxies: [0.0.0.0/2, 64.0.0.0/2, "
+                                + "10.0.0.0/8, 128.0.0.0/1]}}",
+                        "together trust every IPv4 address"),
+                bad("trusted halves of IPv6", "gridlimit: {client-ip: {trusted-proxies: ['::/1', '8000::/1']}}",
+                        "gridlimit.client-ip.trusted-proxies: [::/1, 8000::/1] together trust every IPv6"),
+                bad("trusted CIDR with host bits", "gridlimit: {client-ip: {trusted-proxies: [127.9.9.9/8]}}",
+                        "gridlimit.client-ip.trusted-proxies[0]: '127.9.9.9/8' has address bits set beyond its /8 "
+                                + "prefix; write 127.0.0.0/8"),
+                bad("trusted IPv6 CIDR with host bits", "gridlimit: {client-ip: {trusted-proxies: ['2001:db8::1/64']}}",
+                        "gridlimit.client-ip.trusted-proxies[0]: '2001:db8::1/64' has address bits set beyond its /64"),
                 bad("malformed CIDR", "gridlimit: {client-ip: {trusted-proxies: [10.0.0.0/8, 10.0.0.0/33]}}",
                         "gridlimit.client-ip.trusted-proxies[1]: '10.0.0.0/33' is not an IP address or CIDR"),
                 bad("host name as proxy", "gridlimit: {client-ip: {trusted-proxies: [proxy.example]}}",
@@ -318,7 +330,7 @@ class BadConfigurationTest {
             assertThat(c.clientIp().header()).isEqualTo(ForwardingHeader.X_FORWARDED_FOR);
             assertThat(c.hazelcast().interfaces()).containsExactly("127.0.0.1");
             assertThat(c.hazelcast().members()).containsExactly("127.0.0.1");
-            assertThat(c.failureMode()).isEqualTo(FailureMode.OPEN);
+            assertThat(c.failureMode()).isEqualTo(FailureMode.LOCAL);
         }
     }
 

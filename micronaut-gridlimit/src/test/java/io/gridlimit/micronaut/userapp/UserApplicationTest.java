@@ -74,13 +74,17 @@ class UserApplicationTest {
 
     @Test
     @Order(5)
-    void whenTheGridIsLostReadinessFailsLivenessHoldsAndFailureModeOpenApplies() {
+    void whenTheGridIsLostReadinessFailsLivenessHoldsAndTheDefaultFailureModeLocalDecides() {
         server.getApplicationContext().getBean(HazelcastInstance.class).shutdown();
         assertThat(send(HttpRequest.GET("/health/readiness")).code()).isEqualTo(503);
         assertThat(send(HttpRequest.GET("/health/liveness")).code()).isEqualTo(200);
+        // failure-mode local (the default), expected-replicas 3: orders-read's share is capacity floor(3/3) = 1,
+        // refill 1 per 3 h (3 does not divide 1 token per 1 h); everything's is floor(1000/3) = 333 per hour.
         HttpResponse<?> r = send(HttpRequest.GET("/orders/7"));
         assertThat(r.code()).isEqualTo(200);
-        assertThat(h(r, "RateLimit")).isNull();
+        assertThat(h(r, "RateLimit")).isEqualTo("\"orders-read\";r=0;t=10800");
+        HttpResponse<?> denied = send(HttpRequest.GET("/orders/7"));
+        assertThat(denied.code()).isEqualTo(429);
     }
 
     @AfterAll
