@@ -114,9 +114,10 @@ class ClientReconnectTest {
                     assertThat(hello.header("Retry-After")).isEqualTo("1");
                 }
                 default -> {
-                    // local: demo (5 per 10 s) divided by 3 expected replicas = 2; one spent.
+                    // local: demo (5 per 10 s) divided by 3 expected replicas, rounded down = 1 (SPEC §5); spent.
                     assertThat(hello.code()).isEqualTo(200);
-                    assertThat(hello.header("RateLimit")).startsWith("\"demo\";r=1;t=");
+                    assertThat(hello.header("RateLimit-Policy")).isEqualTo("\"demo\";q=1;w=10");
+                    assertThat(hello.header("RateLimit")).startsWith("\"demo\";r=0;t=");
                 }
             }
         }
