@@ -88,6 +88,21 @@ class DecisionApiPortTest {
     }
 
     @Test
+    void aPublicRouteReachedThroughTheInternalPortSpendsNoQuota() {
+        // 127.0.0.11 sends 6 requests for the public route to the internal port: each a 404 problem, no headers.
+        for (int i = 0; i < 6; i++) {
+            PeerHttp.Response r = PeerHttp.send("127.0.0.11", internalPort, "GET", "/demo/hello", null);
+            assertThat(r.status()).isEqualTo(404);
+            assertThat(r.header("RateLimit")).isNull();
+            assertThat(r.body()).contains(InternalPortFilter.NOT_HERE_DETAIL);
+        }
+        // Its public quota (5 per 10 s) is whole.
+        PeerHttp.Response first = PeerHttp.send("127.0.0.11", publicPort, "GET", "/demo/hello", null);
+        assertThat(first.status()).isEqualTo(200);
+        assertThat(first.header("X-RateLimit-Remaining")).isEqualTo("4");
+    }
+
+    @Test
     void aCallerOfThePublicPortCannotSpendAnotherClientsQuota() {
         // 127.0.0.9 tries to spend 127.0.0.7's demo quota (5 per 10 s) through the public port, in every shape.
         PeerHttp.Response single = PeerHttp.send("127.0.0.9", publicPort, "POST", "/v1/ratelimit/check",
