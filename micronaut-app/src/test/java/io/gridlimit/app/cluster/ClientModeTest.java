@@ -3,7 +3,7 @@ package io.gridlimit.app.cluster;
 import com.hazelcast.config.Config;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
-import io.gridlimit.app.GridWarmup;
+import io.gridlimit.micronaut.grid.GridWarmup;
 import io.gridlimit.micronaut.support.Ports;
 import io.gridlimit.app.support.Http;
 import io.gridlimit.app.support.ServiceProperties;

@@ -1,4 +1,4 @@
-package io.gridlimit.app;
+package io.gridlimit.micronaut.grid;
 
 import io.gridlimit.api.Band;
 import io.gridlimit.api.Policy;

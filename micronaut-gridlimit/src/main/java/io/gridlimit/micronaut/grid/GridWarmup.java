@@ -1,4 +1,4 @@
-package io.gridlimit.app;
+package io.gridlimit.micronaut.grid;
 
 import io.gridlimit.api.Band;
 import io.gridlimit.api.Policy;
@@ -29,13 +29,11 @@ import java.util.concurrent.TimeUnit;
  * policy's state is touched. It waits at most {@value #MAX_WAIT_SECONDS} s on the main thread (never on the event
  * loop); failures are logged and ignored: readiness, not warm-up, tells whether the grid works.
  *
- * <p>It runs only in the service ({@code gridlimit.service.enabled: true}, set by the service's
- * {@code application.yml}) and only when the application's limiter is the {@link HazelcastRateLimiter}: a replaced
- * limiter (tests) is never called, and no Hazelcast instance is ever created here. Off with
- * {@code gridlimit.warmup.enabled: false}.
+ * <p>It runs in every application that uses the library (the service and users' services alike), and only when the
+ * application's limiter is the {@link HazelcastRateLimiter}: a replaced limiter (tests) is never called, and no
+ * Hazelcast instance is ever created here. Off with {@code gridlimit.warmup.enabled: false}.
  */
 @Singleton
-@Requires(property = Application.SERVICE_PROPERTY, value = "true")
 @Requires(property = "gridlimit.warmup.enabled", notEquals = "false")
 public class GridWarmup {
     /** Name of the throwaway policy (and so of its map, {@code gridlimit.gridlimit-warmup}). */
