@@ -113,7 +113,10 @@ final class NetworkSettings {
         }
         for (int i = 0; i < interfaces.size(); i++) {
             String a = String.valueOf(interfaces.get(i)).trim();
-            if (!a.matches(INTERFACE) && cidr(a) == null) {
+            if (a.equals("0.0.0.0") || a.equals("::") || a.equals("[::]")) {
+                errors.add(p + ".interfaces[" + i + "]: '" + interfaces.get(i) + "' is the wildcard address, not an "
+                        + "interface: list this host's own addresses or a pattern such as 10.0.1.*");
+            } else if (!a.matches(INTERFACE) && cidr(a) == null) {
                 errors.add(p + ".interfaces[" + i + "]: '" + interfaces.get(i) + "' is not an IP address or "
                         + "Hazelcast interface pattern (10.0.1.*, 10.0.1.10-20)");
             }

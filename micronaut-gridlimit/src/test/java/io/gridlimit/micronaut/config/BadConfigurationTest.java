@@ -29,7 +29,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 class BadConfigurationTest {
     /** A valid policy the route cases refer to. */
     private static final String DEMO = "gridlimit:\n  policies:\n    demo: {algorithm: fixed-window, limit: 5, window: 10s}\n";
-    static final int CASES = 92;
+    static final int CASES = 93;
 
     static Stream<Arguments> bad() {
         return Stream.of(
@@ -166,6 +166,8 @@ class BadConfigurationTest {
                         "gridlimit.client-ip.trusted-proxies[0]: '0.0.0.0/0' trusts every address"),
                 bad("trusted ::/0", "gridlimit: {client-ip: {trusted-proxies: [10.0.0.0/8, '::/0']}}",
                         "gridlimit.client-ip.trusted-proxies[1]: '::/0' trusts every address"),
+                bad("interfaces wildcard", "gridlimit: {hazelcast: {interfaces: [0.0.0.0]}}",
+                        "gridlimit.hazelcast.interfaces[0]: '0.0.0.0' is the wildcard address"),
                 bad("trusted halves of IPv4", "gridlimit: {client-ip: {trusted-proxies: [0.0.0.0/1, 128.0.0.0/1]}}",
                         "gridlimit.client-ip.trusted-proxies: [0.0.0.0/1, 128.0.0.0/1] together trust every IPv4"),
                 bad("trusted quarters of IPv4", "gridlimit: {client-ip: {trusted-proxies: [0.0.0.0/2, 64.0.0.0/2, "
