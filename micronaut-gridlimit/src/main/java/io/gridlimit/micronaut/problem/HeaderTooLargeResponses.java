@@ -10,6 +10,7 @@ import io.micronaut.http.server.exceptions.response.ErrorContext;
 import io.micronaut.http.server.exceptions.response.ErrorResponseProcessor;
 import io.micronaut.http.server.netty.NettyHttpRequest;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import jakarta.inject.Singleton;
 
 import java.util.Map;
@@ -17,7 +18,9 @@ import java.util.Map;
 /**
  * Answers a request whose header section exceeds {@code micronaut.server.netty.max-header-size} (8 KiB by
  * default) with 431 Request Header Fields Too Large (RFC 6585 §5) and an {@code application/problem+json} body,
- * instead of Micronaut's 413 with its own JSON.
+ * instead of Micronaut's 413 with its own JSON; a request line longer than
+ * {@code micronaut.server.netty.max-initial-line-length} (4 KiB by default) likewise answers 414 URI Too Long
+ * (RFC 9110 §15.5.15) with a problem body.
  *
  * <p>Where Micronaut raises it: Netty's HTTP decoder marks such a request with a failed decoder result whose cause
  * is a {@link TooLongHttpHeaderException}; Micronaut's {@code NettyRequestLifecycle} turns any
@@ -45,6 +48,13 @@ public class HeaderTooLargeResponses implements BeanCreatedEventListener<ErrorRe
             public MutableHttpResponse<Object> processResponse(ErrorContext context,
                                                                MutableHttpResponse<?> response) {
                 if (response.code() == HttpStatus.REQUEST_ENTITY_TOO_LARGE.getCode()
+                        && requestLineTooLong(context.getRequest())) {
+                    return (MutableHttpResponse<Object>) (MutableHttpResponse<?>) problems.get().write(
+                            HttpStatus.REQUEST_URI_TOO_LONG, Problem.of(414, "URI Too Long", "The request line is "
+                                    + "longer than this server accepts (micronaut.server.netty.max-initial-line-length)."),
+                            Map.of());
+                }
+                if (response.code() == HttpStatus.REQUEST_ENTITY_TOO_LARGE.getCode()
                         && headerSectionTooLarge(context.getRequest())) {
                     return (MutableHttpResponse<Object>) (MutableHttpResponse<?>) problems.get().write(
                             HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, Problem.of(431,
@@ -55,6 +65,15 @@ public class HeaderTooLargeResponses implements BeanCreatedEventListener<ErrorRe
                 return (MutableHttpResponse<Object>) delegate.processResponse(context, response);
             }
         };
+    }
+
+    /**
+     * @param request a request
+     * @return true when Netty failed to decode it because its request line was too long
+     */
+    static boolean requestLineTooLong(HttpRequest<?> request) {
+        return request instanceof NettyHttpRequest<?> netty
+                && netty.getNativeRequest().decoderResult().cause() instanceof TooLongHttpLineException;
     }
 
     /**

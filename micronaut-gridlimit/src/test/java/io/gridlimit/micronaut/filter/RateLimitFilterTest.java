@@ -327,6 +327,17 @@ class RateLimitFilterTest implements TestPropertyProvider {
                 .isEqualTo(200);
     }
 
+    @Test
+    void aRequestLineOverTheServersLimitAnswers414WithAProblemBody() throws Exception {
+        // Micronaut's default max-initial-line-length is 4 KiB; without GridLimit it answers 413 with its own JSON
+        RawHttp.Response r = RawHttp.send(server.getPort(), "GET", "/t/hello?q=" + "a".repeat(9000));
+        assertThat(r.status()).isEqualTo(414);
+        assertThat(r.header("content-type")).startsWith("application/problem+json");
+        Map<String, Object> body = problem(new Resp(r.status(), null, r.body()));
+        assertThat(body).containsEntry("status", 414).containsEntry("title", "URI Too Long");
+        assertThat(r.body()).doesNotContain("aaaa");
+    }
+
     /** An IMF-fixdate (RFC 9110 §5.6.7) within a minute of this machine's clock. */
     static void assertRecentDate(String date) {
         assertThat(date).as("Date header").isNotNull().matches("[A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} "
