@@ -1,5 +1,7 @@
 package io.gridlimit.app.api;
 
+import io.gridlimit.app.Application;
+import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.order.Ordered;
 import io.micronaut.http.HttpRequest;
@@ -16,6 +18,7 @@ import io.micronaut.http.filter.ServerFilterPhase;
  * port (e.g. {@code /demo/hello}) neither is served nor spends its callers' quota. Thread-safe.
  */
 @ServerFilter("/**")
+@Requires(property = Application.SERVICE_PROPERTY, value = "true")
 public class InternalPortFilter implements Ordered {
     /** Detail of the 404 problem for a public path on the internal port. */
     static final String NOT_HERE_DETAIL = "the internal port serves the decision API, /health and /prometheus only";
