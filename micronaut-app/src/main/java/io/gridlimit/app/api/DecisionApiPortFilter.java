@@ -29,6 +29,8 @@ import io.micronaut.http.filter.ServerFilterPhase;
 public class DecisionApiPortFilter implements Ordered {
     /** Detail of the 404 problem on any port but the internal one. */
     static final String NOT_HERE_DETAIL = "no decision API on this port";
+    /** Detail of the 415 problem (the same words as the API's own 415). */
+    static final String NOT_JSON_DETAIL = "the request body must be sent as Content-Type: application/json";
 
     private final int port;
 
@@ -50,10 +52,41 @@ public class DecisionApiPortFilter implements Ordered {
     @RequestFilter
     @Nullable
     public HttpResponse<?> onlyOnApiPort(HttpRequest<?> request) {
-        if (request.getServerAddress().getPort() == port) {
-            return null;
+        if (request.getServerAddress().getPort() != port) {
+            return ApiProblems.of(HttpStatus.NOT_FOUND, NOT_HERE_DETAIL);
         }
-        return ApiProblems.of(HttpStatus.NOT_FOUND, NOT_HERE_DETAIL);
+        if (!jsonBody(request)) {
+            return ApiProblems.of(HttpStatus.UNSUPPORTED_MEDIA_TYPE, NOT_JSON_DETAIL);
+        }
+        return null;
+    }
+
+    /**
+     * A POST must say, once, that its body is UTF-8 JSON: {@code application/json} with no parameter but
+     * {@code charset=utf-8}. A missing Content-Type is refused too: a browser may send one without a CORS preflight,
+     * so accepting it would let any web page an operator opens spend quotas on the internal port.
+     *
+     * @param request the request
+     * @return true when it is not a POST, or its one Content-Type is UTF-8 JSON
+     */
+    static boolean jsonBody(HttpRequest<?> request) {
+        if (!"POST".equals(request.getMethodName())) {
+            return true;
+        }
+        java.util.List<String> types = request.getHeaders().getAll(io.micronaut.http.HttpHeaders.CONTENT_TYPE);
+        if (types.size() != 1) {
+            return false;
+        }
+        String[] parts = types.get(0).split(";");
+        if (!parts[0].trim().equalsIgnoreCase("application/json")) {
+            return false;
+        }
+        for (int i = 1; i < parts.length; i++) {
+            if (!parts[i].trim().replace(" ", "").equalsIgnoreCase("charset=utf-8")) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.gridlimit.app.api;
 
 import io.gridlimit.app.Application;
+import io.gridlimit.micronaut.filter.PathNormalizer;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.order.Ordered;
@@ -39,7 +40,11 @@ public class InternalPortFilter implements Ordered {
     @RequestFilter
     @Nullable
     public HttpResponse<?> onlyInternalPaths(HttpRequest<?> request) {
-        if (request.getServerAddress().getPort() != port || isInternal(request.getPath())) {
+        // Both the path as received and as the rate-limit filter reads it (SPEC §7): /v1/../demo/hello is
+        // /demo/hello to the filter, so it must not pass as an API path here.
+        String raw = request.getPath();
+        if (request.getServerAddress().getPort() != port
+                || (isInternal(raw) && isInternal(PathNormalizer.normalize(raw)))) {
             return null;
         }
         return ApiProblems.of(HttpStatus.NOT_FOUND, NOT_HERE_DETAIL);

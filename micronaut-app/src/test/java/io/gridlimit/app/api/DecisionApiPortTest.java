@@ -88,6 +88,24 @@ class DecisionApiPortTest {
     }
 
     @Test
+    void aCheckWithoutExactlyOneJsonContentTypeIs415AndSpendsNothing() {
+        // Found by attack: a browser can POST without Content-Type and without a CORS preflight.
+        String body = "{\"policy\":\"demo\",\"key\":\"ct-probe\",\"cost\":5}";
+        for (String[] headers : List.of(new String[] {"Content-Type:"}, new String[] {"Content-Type: text/plain"},
+                new String[] {"Content-Type: application/json", "Content-Type: text/plain"},
+                new String[] {"Content-Type: application/json; charset=iso-8859-1"})) {
+            PeerHttp.Response r = PeerHttp.send("127.0.0.12", internalPort, "POST", "/v1/ratelimit/check", body,
+                    headers);
+            assertThat(r.status()).as(String.join(" | ", headers)).isEqualTo(415);
+            assertThat(r.header("Content-Type")).startsWith("application/problem+json");
+        }
+        PeerHttp.Response ok = PeerHttp.send("127.0.0.12", internalPort, "POST", "/v1/ratelimit/check",
+                "{\"policy\":\"demo\",\"key\":\"ct-probe\"}", "Content-Type: application/json; charset=UTF-8");
+        assertThat(ok.status()).isEqualTo(200);
+        assertThat(ok.body()).startsWith("{\"allowed\":true,\"limit\":5,\"remaining\":4,");
+    }
+
+    @Test
     void aPublicRouteReachedThroughTheInternalPortSpendsNoQuota() {
         // 127.0.0.11 sends 6 requests for the public route to the internal port: each a 404 problem, no headers.
         for (int i = 0; i < 6; i++) {
@@ -95,6 +113,13 @@ class DecisionApiPortTest {
             assertThat(r.status()).isEqualTo(404);
             assertThat(r.header("RateLimit")).isNull();
             assertThat(r.body()).contains(InternalPortFilter.NOT_HERE_DETAIL);
+        }
+        // Nor through dot segments that the rate-limit filter resolves to the public route (found by attack).
+        for (String path : List.of("/v1/../demo/hello", "/v1/%2e%2e/demo/hello", "/health/../demo/hello",
+                "/v1/./../demo/hello", "/prometheus/../demo/hello")) {
+            PeerHttp.Response r = PeerHttp.send("127.0.0.11", internalPort, "GET", path, null);
+            assertThat(r.status()).as(path).isEqualTo(404);
+            assertThat(r.header("RateLimit")).as(path).isNull();
         }
         // Its public quota (5 per 10 s) is whole.
         PeerHttp.Response first = PeerHttp.send("127.0.0.11", publicPort, "GET", "/demo/hello", null);

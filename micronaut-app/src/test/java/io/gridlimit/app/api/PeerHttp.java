@@ -46,7 +46,8 @@ final class PeerHttp {
      * @param method e.g. {@code POST}
      * @param target e.g. {@code /v1/ratelimit/check}
      * @param body a JSON body, or null for none
-     * @param headers extra header lines, e.g. {@code Authorization: Bearer x}
+     * @param headers extra header lines, e.g. {@code Authorization: Bearer x}; a {@code Content-Type} line replaces
+     *     the default {@code application/json}, and a bare {@code Content-Type:} sends none
      * @return the response
      */
     static Response send(String peer, int port, String method, String target, String body, String... headers) {
@@ -56,17 +57,24 @@ final class PeerHttp {
             socket.setSoTimeout(30_000);
             StringBuilder request = new StringBuilder(method).append(' ').append(target).append(" HTTP/1.1\r\n");
             boolean hostGiven = false;
+            boolean typeGiven = false;
             for (String h : headers) {
                 hostGiven |= h.regionMatches(true, 0, "Host:", 0, 5);
-                request.append(h).append("\r\n");
+                boolean type = h.regionMatches(true, 0, "Content-Type:", 0, 13);
+                typeGiven |= type;
+                if (!(type && h.length() == 13)) { // a bare "Content-Type:" means: send none
+                    request.append(h).append("\r\n");
+                }
             }
             if (!hostGiven) {
                 request.append("Host: 127.0.0.1:").append(port).append("\r\n");
             }
             byte[] content = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
             if (body != null) {
-                request.append("Content-Type: application/json\r\nContent-Length: ").append(content.length)
-                        .append("\r\n");
+                if (!typeGiven) {
+                    request.append("Content-Type: application/json\r\n");
+                }
+                request.append("Content-Length: ").append(content.length).append("\r\n");
             }
             request.append("Connection: close\r\n\r\n");
             OutputStream out = socket.getOutputStream();

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>On {@link StartupEvent} (after the context started, before the server binds) it makes one decision per
  * configured policy, with that policy's bands, under the key {@code warmup:<policy>} of a throwaway policy named
- * {@value #WARMUP_POLICY}, whose map {@code gridlimit.gridlimit-warmup} is destroyed afterwards: no configured
+ * {@value #WARMUP_POLICY}, whose map {@code gridlimit.gridlimit_warmup} is destroyed afterwards: no configured
  * policy's state is touched. It waits at most {@value #MAX_WAIT_SECONDS} s on the main thread (never on the event
  * loop); failures are logged and ignored: readiness, not warm-up, tells whether the grid works.
  *
@@ -36,8 +36,12 @@ import java.util.concurrent.TimeUnit;
 @Singleton
 @Requires(property = "gridlimit.warmup.enabled", notEquals = "false")
 public class GridWarmup {
-    /** Name of the throwaway policy (and so of its map, {@code gridlimit.gridlimit-warmup}). */
-    public static final String WARMUP_POLICY = "gridlimit-warmup";
+    /**
+     * Name of the throwaway policy (and so of its map, {@code gridlimit.gridlimit_warmup}). The underscore makes it a
+     * name no configured policy can have (configuration refuses names Micronaut's normalisation would change), so
+     * destroying its map never touches a real policy's state.
+     */
+    public static final String WARMUP_POLICY = "gridlimit_warmup";
     /** Longest wait for the warm-up decisions, in seconds. */
     public static final int MAX_WAIT_SECONDS = 10;
 

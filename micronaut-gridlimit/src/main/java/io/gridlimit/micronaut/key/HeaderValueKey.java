@@ -27,12 +27,23 @@ public final class HeaderValueKey {
      *
      * @param headerName the configured header name, for the problem text
      * @param lines the header's lines in order, as received
-     * @return present {@code hdr:<64 hex digits>}; absent when there is no line or the lines joined with
-     *     {@code ,} are empty after removing leading and trailing SP and HTAB; malformed when a character is
-     *     above U+00FF (not a received byte) or the bytes are not valid UTF-8
+     * @return present {@code hdr:<64 hex digits>} of the one non-empty line (leading and trailing SP and HTAB
+     *     removed); absent when there is no non-empty line; malformed when two or more lines are non-empty, a
+     *     character is above U+00FF (not a received byte) or the bytes are not valid UTF-8 (SPEC §6)
      */
     public static KeyPart part(String headerName, List<String> lines) {
-        String value = NodeSyntax.trimOws(String.join(",", lines));
+        String value = "";
+        for (String line : lines) {
+            String trimmed = NodeSyntax.trimOws(line);
+            if (trimmed.isEmpty()) {
+                continue; // an empty line adds nothing (RFC 9110 §5.3)
+            }
+            if (!value.isEmpty()) {
+                // a second value would make a fresh key for the same credential: one key per request, or none
+                return KeyPart.malformed("the request header '" + headerName + "' once (it was sent more than once)");
+            }
+            value = trimmed;
+        }
         if (value.isEmpty()) {
             return KeyPart.absent("the request header '" + headerName + "'");
         }

@@ -14,9 +14,9 @@ class GridWarmupTest {
     void singleBandStandInKeepsTheBandUnderTheWarmupName() {
         Policy demo = Policy.builder("demo").slidingWindowLog(5, Duration.ofSeconds(10)).build();
         Policy standIn = GridWarmup.standIn(demo);
-        assertThat(standIn.name()).isEqualTo("gridlimit-warmup");
+        assertThat(standIn.name()).isEqualTo("gridlimit_warmup");
         assertThat(standIn.isComposite()).isFalse();
-        assertThat(standIn.bands()).containsExactly(Band.slidingWindowLog("gridlimit-warmup", 5, Duration.ofSeconds(10)));
+        assertThat(standIn.bands()).containsExactly(Band.slidingWindowLog("gridlimit_warmup", 5, Duration.ofSeconds(10)));
     }
 
     @Test
@@ -25,7 +25,7 @@ class GridWarmupTest {
         Band hourly = Band.fixedWindow("hourly", 1000, Duration.ofHours(1));
         Policy tiers = Policy.builder("tiers").band(burst).band(hourly).build();
         Policy standIn = GridWarmup.standIn(tiers);
-        assertThat(standIn.name()).isEqualTo("gridlimit-warmup");
+        assertThat(standIn.name()).isEqualTo("gridlimit_warmup");
         assertThat(standIn.isComposite()).isTrue();
         assertThat(standIn.bands()).containsExactly(burst, hourly);
     }

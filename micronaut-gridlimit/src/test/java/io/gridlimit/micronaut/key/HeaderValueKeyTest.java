@@ -29,9 +29,13 @@ class HeaderValueKeyTest {
                 .isEqualTo("hdr:" + HeaderValueKey.sha256Hex(cafe))
                 .isEqualTo("hdr:" + HeaderValueKey.sha256Hex("café".getBytes(StandardCharsets.UTF_8)));
         assertThat(HeaderValueKey.part("K", List.of(received("日本\uD83D\uDE00"))).isPresent()).isTrue();
-        // lines joined with ",", leading and trailing SP/HTAB dropped
-        assertThat(HeaderValueKey.part("K", List.of(" a", "b\t"))).isEqualTo(HeaderValueKey.part("K",
-                List.of("a,b")));
+        // leading and trailing SP/HTAB dropped; empty lines ignored; a second non-empty line is malformed, so one
+        // credential can never mint fresh keys by adding lines (found by attack)
+        assertThat(HeaderValueKey.part("K", List.of(" a\t"))).isEqualTo(HeaderValueKey.part("K", List.of("a")));
+        assertThat(HeaderValueKey.part("K", List.of("a", "", " "))).isEqualTo(HeaderValueKey.part("K", List.of("a")));
+        assertThat(HeaderValueKey.part("K", List.of("a", "junk1")).status()).isEqualTo(KeyPart.Status.MALFORMED);
+        assertThat(HeaderValueKey.part("K", List.of("a", "a")).status()).isEqualTo(KeyPart.Status.MALFORMED);
+        assertThat(HeaderValueKey.part("K", List.of("", "")).status()).isEqualTo(KeyPart.Status.ABSENT);
         assertThat(HeaderValueKey.part("K", List.of("a,b")).value())
                 .isEqualTo("hdr:" + HeaderValueKey.sha256Hex("a,b".getBytes(StandardCharsets.US_ASCII)));
     }
