@@ -48,6 +48,8 @@ final class WireFormat {
 
     private static final ILogger LOG = Logger.getLogger(WireFormat.class);
     private static final ConcurrentHashMap<String, Long> LAST_LOGGED_NANOS = new ConcurrentHashMap<>();
+    /** The clock of the refusal log's rate limit only (never of a decision): the system's UTC clock. */
+    private static final io.gridlimit.time.TimeSource LOG_CLOCK = io.gridlimit.time.SystemTimeSource.systemUtc();
     private static volatile byte writeFormat = PREVIOUS;
 
     private WireFormat() {
@@ -172,7 +174,7 @@ final class WireFormat {
         String message = "GridLimit cannot read a " + type + " of wire " + found + ": this member reads formats "
                 + PREVIOUS + " and " + CURRENT + ". It was written by a GridLimit more than one version apart (or is"
                 + " corrupt); upgrade one version at a time (grid-core/docs/wire.md)";
-        if (shouldLog(type + '/' + found, System.nanoTime())) {
+        if (shouldLog(type + '/' + found, LOG_CLOCK.nowNanos())) {
             LOG.warning(message);
         }
         return new UnreadableWireException(message);
@@ -182,7 +184,7 @@ final class WireFormat {
      * The rate limit of {@link #refuse}'s log line.
      *
      * @param key the type and format refused
-     * @param nowNanos a monotonic reading ({@code System.nanoTime()})
+     * @param nowNanos a reading of {@link #LOG_CLOCK}, epoch nanoseconds (a clock stepped back only delays a line)
      * @return true when no line for {@code key} was logged in the last {@link #REFUSAL_LOG_INTERVAL_NANOS}
      */
     static boolean shouldLog(String key, long nowNanos) {

@@ -45,16 +45,6 @@ public record GridLimitConfig(HeaderMode headers, FailureMode failureMode, Durat
     }
 
     /**
-     * A configuration with the default {@code gridlimit.local} settings; parameters as the record's.
-     */
-    public GridLimitConfig(HeaderMode headers, FailureMode failureMode, Duration gridTimeout, List<String> exempt,
-                           ClientIpSettings clientIp, HazelcastSettings hazelcast, Map<String, Policy> policies,
-                           Set<String> shadowPolicies, List<RouteRule> routes) {
-        this(headers, failureMode, gridTimeout, exempt, clientIp, hazelcast, policies, shadowPolicies, routes,
-                LocalFallbackSettings.DEFAULTS);
-    }
-
-    /**
      * Tells whether a path is exempt from every rule.
      *
      * @param normalisedPath the path after SPEC §7 normalisation

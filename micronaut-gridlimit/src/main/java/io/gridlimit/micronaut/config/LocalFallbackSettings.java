@@ -18,9 +18,6 @@ public record LocalFallbackSettings(int maxKeys, int expectedReplicas) {
     public static final int MAX_MAX_KEYS = 100_000_000;
     /** Largest {@code gridlimit.local.expected-replicas}. */
     public static final int MAX_EXPECTED_REPLICAS = 10_000;
-    /** The defaults. */
-    public static final LocalFallbackSettings DEFAULTS =
-            new LocalFallbackSettings(DEFAULT_MAX_KEYS, DEFAULT_EXPECTED_REPLICAS);
 
     /**
      * @throws IllegalArgumentException naming the value when one is out of range

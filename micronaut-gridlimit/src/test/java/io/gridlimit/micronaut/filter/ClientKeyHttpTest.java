@@ -37,10 +37,7 @@ class ClientKeyHttpTest implements TestPropertyProvider {
 
     @Override
     public Map<String, String> getProperties() {
-        int port = Ports.freePort();
-        return Map.of("gridlimit.hazelcast.port", Integer.toString(port),
-                "gridlimit.hazelcast.members", "127.0.0.1:" + port,
-                "gridlimit.hazelcast.cluster-name", "gl-edge-xff-" + port);
+        return Ports.ownMember("gl-edge-xff");
     }
 
     private Set<Object> keys(String policy) {

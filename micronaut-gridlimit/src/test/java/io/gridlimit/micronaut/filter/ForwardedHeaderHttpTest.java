@@ -38,11 +38,9 @@ class ForwardedHeaderHttpTest implements TestPropertyProvider {
 
     @Override
     public Map<String, String> getProperties() {
-        int port = Ports.freePort();
-        return Map.of("gridlimit.hazelcast.port", Integer.toString(port),
-                "gridlimit.hazelcast.members", "127.0.0.1:" + port,
-                "gridlimit.hazelcast.cluster-name", "gl-edge-fwd-" + port,
-                "gridlimit.client-ip.header", "forwarded");
+        Map<String, String> p = Ports.ownMember("gl-edge-fwd");
+        p.put("gridlimit.client-ip.header", "forwarded");
+        return p;
     }
 
     private Set<Object> keys(String policy) {

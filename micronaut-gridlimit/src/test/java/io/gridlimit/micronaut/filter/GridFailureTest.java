@@ -26,15 +26,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class GridFailureTest {
     private static EmbeddedServer start(String failureMode, String limiter) {
-        int port = Ports.freePort();
         Map<String, Object> props = new HashMap<>();
         props.put("gridlimit.failure-mode", failureMode);
         props.put("gridlimit.grid-timeout", "50ms");
         props.put("gridlimit-test.limiter", limiter);
         props.put("gridlimit.warmup.enabled", "false");
-        props.put("gridlimit.hazelcast.port", Integer.toString(port));
-        props.put("gridlimit.hazelcast.members", "127.0.0.1:" + port);
-        props.put("gridlimit.hazelcast.cluster-name", "gl-failure-" + port);
+        props.putAll(Ports.ownMember("gl-failure"));
         return ApplicationContext.run(EmbeddedServer.class, props, "gl-filter");
     }
 

@@ -43,7 +43,6 @@ class LocalFailureModeTest {
 
     @BeforeEach
     void start() {
-        int port = Ports.freePort();
         Map<String, Object> props = new HashMap<>();
         props.put("gridlimit.failure-mode", "local");
         props.put("gridlimit.grid-timeout", "50ms");
@@ -51,9 +50,7 @@ class LocalFailureModeTest {
         props.put("gridlimit.local.max-keys", "1000");
         props.put("gridlimit-test.switchable-grid", "true");
         props.put("gridlimit.warmup.enabled", "false");
-        props.put("gridlimit.hazelcast.port", Integer.toString(port));
-        props.put("gridlimit.hazelcast.members", "127.0.0.1:" + port);
-        props.put("gridlimit.hazelcast.cluster-name", "gl-local-" + port);
+        props.putAll(Ports.ownMember("gl-local"));
         server = ApplicationContext.run(EmbeddedServer.class, props, "gl-filter");
         client = HttpClient.create(server.getURL());
         grid = server.getApplicationContext().getBean(SwitchableGrid.Grid.class);

@@ -54,10 +54,7 @@ class RateLimitFilterTest implements TestPropertyProvider {
 
     @Override
     public Map<String, String> getProperties() {
-        int port = Ports.freePort();
-        return Map.of("gridlimit.hazelcast.port", Integer.toString(port),
-                "gridlimit.hazelcast.members", "127.0.0.1:" + port,
-                "gridlimit.hazelcast.cluster-name", "gl-filter-" + port);
+        return Ports.ownMember("gl-filter");
     }
 
     /** A response with its body read as text, whatever the status. */

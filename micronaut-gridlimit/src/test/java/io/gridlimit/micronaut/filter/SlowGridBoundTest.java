@@ -140,7 +140,6 @@ class SlowGridBoundTest {
     }
 
     private void start(String expectedReplicas) {
-        int port = Ports.freePort();
         Map<String, Object> props = new HashMap<>();
         props.put("micronaut.server.port", "-1");
         props.put("gridlimit-test.switchable-grid", "true");
@@ -150,9 +149,7 @@ class SlowGridBoundTest {
             props.put("gridlimit.local.expected-replicas", expectedReplicas);
         }
         props.put("gridlimit.warmup.enabled", "false");
-        props.put("gridlimit.hazelcast.port", Integer.toString(port));
-        props.put("gridlimit.hazelcast.members", "127.0.0.1:" + port);
-        props.put("gridlimit.hazelcast.cluster-name", "gl-slow-" + port);
+        props.putAll(Ports.ownMember("gl-slow"));
         props.put("gridlimit.policies.hello.algorithm", "sliding-window-log");
         props.put("gridlimit.policies.hello.limit", Integer.toString(LIMIT));
         props.put("gridlimit.policies.hello.window", "10s");

@@ -26,6 +26,21 @@ public final class Ports {
         throw new IllegalStateException("no free port found");
     }
 
+    /**
+     * The properties of an embedded member alone in a cluster of its own, on a free port.
+     *
+     * @param clusterPrefix the cluster name's prefix; the name is {@code <prefix>-<port>}
+     * @return a modifiable map of {@code gridlimit.hazelcast.port}, {@code .members} and {@code .cluster-name}
+     */
+    public static java.util.Map<String, String> ownMember(String clusterPrefix) {
+        int port = freePort();
+        java.util.Map<String, String> p = new java.util.LinkedHashMap<>();
+        p.put("gridlimit.hazelcast.port", Integer.toString(port));
+        p.put("gridlimit.hazelcast.members", "127.0.0.1:" + port);
+        p.put("gridlimit.hazelcast.cluster-name", clusterPrefix + "-" + port);
+        return p;
+    }
+
     private static boolean free(int port) {
         try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort() == port;

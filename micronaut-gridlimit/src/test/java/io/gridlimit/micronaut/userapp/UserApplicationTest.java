@@ -39,7 +39,6 @@ class UserApplicationTest {
 
     @BeforeAll
     void start() {
-        int port = Ports.freePort();
         Map<String, Object> props = new HashMap<>();
         props.put("shop.orders.enabled", "true");
         // The shop's own management settings (GridLimit sets none): readiness details and Prometheus open.
@@ -47,9 +46,7 @@ class UserApplicationTest {
         props.put("endpoints.prometheus.sensitive", "false");
         props.put("gridlimit-test.manual-clock", "true");
         props.put("micronaut.server.port", "-1");
-        props.put("gridlimit.hazelcast.port", Integer.toString(port));
-        props.put("gridlimit.hazelcast.members", "127.0.0.1:" + port);
-        props.put("gridlimit.hazelcast.cluster-name", "shop-" + port);
+        props.putAll(Ports.ownMember("shop"));
         // A first decision on a loaded 2-core CI machine can take longer than the 100 ms default: these tests are
         // about exact limits and headers, not about the failure mode (GridFailureTest and LocalFailureModeTest are).
         props.put("gridlimit.grid-timeout", "5s");
