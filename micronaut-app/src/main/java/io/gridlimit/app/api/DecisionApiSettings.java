@@ -1,8 +1,5 @@
 package io.gridlimit.app.api;
 
-import inet.ipaddr.AddressStringParameters;
-import inet.ipaddr.IPAddressString;
-import inet.ipaddr.IPAddressStringParameters;
 import io.gridlimit.app.Application;
 import io.gridlimit.micronaut.config.CheckedValues;
 import io.micronaut.context.annotation.Context;
@@ -73,7 +70,6 @@ public class DecisionApiSettings {
     private static final Pattern PORT = Pattern.compile("[0-9]{1,5}");
     /** RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=". */
     private static final Pattern B64TOKEN = Pattern.compile("[A-Za-z0-9._~+/-]+=*");
-    private static final IPAddressStringParameters IP_LITERAL = ipLiteral();
 
     private final int port;
     private final String host;
@@ -108,7 +104,7 @@ public class DecisionApiSettings {
 
     /** @return whether the internal port binds a loopback address only */
     public boolean loopbackOnly() {
-        return new IPAddressString(host, IP_LITERAL).getAddress().isLoopback();
+        return CheckedValues.isLoopback(host);
     }
 
     /** @return the shared secret's UTF-8 bytes (a copy), or empty when {@code /v1/**} needs no token */
@@ -135,16 +131,7 @@ public class DecisionApiSettings {
     }
 
     private static String host(@Nullable String text, List<String> errors) {
-        if (text == null) {
-            return DEFAULT_HOST;
-        }
-        String value = text.trim();
-        if (!new IPAddressString(value, IP_LITERAL).isIPAddress()) {
-            errors.add(HOST_PROPERTY + ": '" + text + "' is not an IP address literal (write e.g. 127.0.0.1, ::1"
-                    + " or 0.0.0.0)");
-            return DEFAULT_HOST;
-        }
-        return value;
+        return CheckedValues.bindAddress(HOST_PROPERTY, text, DEFAULT_HOST, errors);
     }
 
     private static byte[] token(@Nullable String text, List<String> errors) {
@@ -164,13 +151,4 @@ public class DecisionApiSettings {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
-    private static IPAddressStringParameters ipLiteral() {
-        IPAddressStringParameters.Builder b = new IPAddressStringParameters.Builder()
-                .allowEmpty(false).allowAll(false).allowSingleSegment(false).allowPrefix(false)
-                .allowMask(false).allowPrefixOnly(false).allowWildcardedSeparator(false)
-                .setRangeOptions(AddressStringParameters.RangeParameters.NO_RANGE);
-        b.getIPv4AddressParametersBuilder().allow_inet_aton(false).allowLeadingZeros(false).allowBinary(false);
-        b.getIPv6AddressParametersBuilder().allowBinary(false).allowZone(false);
-        return b.toParams();
-    }
 }

@@ -1,10 +1,14 @@
 package io.gridlimit.micronaut.config;
 
+import inet.ipaddr.AddressStringParameters;
+import inet.ipaddr.IPAddressString;
+import inet.ipaddr.IPAddressStringParameters;
 import io.micronaut.context.exceptions.ConfigurationException;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.convert.ConversionService;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Checks single {@code gridlimit.*} values read outside the typed configuration (for instance the service's
@@ -39,6 +43,50 @@ public final class CheckedValues {
                     : "out of range [" + format(min) + ", " + format(max) + "]"));
         }
         return d;
+    }
+
+    /**
+     * Checks the bind address of a port GridLimit opens (the decision API's {@code gridlimit.decision-api.host},
+     * the Envoy rate limit service's {@code gridlimit.envoy-rls.host}): an IPv4 or IPv6 literal, no host names,
+     * ranges, prefixes or zones; {@code 0.0.0.0} or {@code ::} (every interface) only where a network policy limits
+     * who reaches the port. The one home of that rule.
+     *
+     * @param path the property path
+     * @param text the value as written, or null when unset
+     * @param fallback the value when unset
+     * @param errors receives {@code <path>: '<value>' is not an IP address literal …} when malformed
+     * @return the trimmed literal, or {@code fallback} when unset or malformed
+     */
+    public static String bindAddress(String path, @Nullable String text, String fallback, List<String> errors) {
+        if (text == null) {
+            return fallback;
+        }
+        String value = text.trim();
+        if (!new IPAddressString(value, IP_LITERAL).isIPAddress()) {
+            errors.add(path + ": '" + text + "' is not an IP address literal (write e.g. 127.0.0.1, ::1 or 0.0.0.0)");
+            return fallback;
+        }
+        return value;
+    }
+
+    /**
+     * @param address a literal accepted by {@link #bindAddress}
+     * @return whether it is a loopback address (reachable from this host only)
+     */
+    public static boolean isLoopback(String address) {
+        return new IPAddressString(address, IP_LITERAL).getAddress().isLoopback();
+    }
+
+    private static final IPAddressStringParameters IP_LITERAL = ipLiteral();
+
+    private static IPAddressStringParameters ipLiteral() {
+        IPAddressStringParameters.Builder b = new IPAddressStringParameters.Builder()
+                .allowEmpty(false).allowAll(false).allowSingleSegment(false).allowPrefix(false)
+                .allowMask(false).allowPrefixOnly(false).allowWildcardedSeparator(false)
+                .setRangeOptions(AddressStringParameters.RangeParameters.NO_RANGE);
+        b.getIPv4AddressParametersBuilder().allow_inet_aton(false).allowLeadingZeros(false).allowBinary(false);
+        b.getIPv6AddressParametersBuilder().allowBinary(false).allowZone(false);
+        return b.toParams();
     }
 
     /** {@code 1d}, {@code 1h} or milliseconds, the way the bounds are written in the README. */

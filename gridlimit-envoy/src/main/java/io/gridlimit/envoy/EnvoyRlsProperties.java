@@ -1,0 +1,62 @@
+package io.gridlimit.envoy;
+
+import io.micronaut.context.annotation.ConfigurationProperties;
+import io.micronaut.core.annotation.Nullable;
+
+import java.util.List;
+
+/**
+ * The raw settings under {@code gridlimit.envoy-rls}, bound by Micronaut (YAML, environment variables such as
+ * {@code GRIDLIMIT_ENVOY_RLS_ENABLED}, system properties). Bound as text on purpose: {@link EnvoyRlsSettings} checks
+ * each value and stops the boot naming the property and the value. Read the checked values from
+ * {@link EnvoyRlsSettings}, never from this class.
+ *
+ * <pre>
+ * gridlimit:
+ *   envoy-rls:
+ *     enabled: true          # off by default
+ *     port: 8083             # the gRPC port Envoy calls
+ *     host: 127.0.0.1        # the address it binds; 0.0.0.0 only behind a network policy
+ *     config-files:          # envoyproxy/ratelimit YAML files, or directories of them
+ *       - /etc/gridlimit/ratelimit
+ * </pre>
+ */
+@ConfigurationProperties(EnvoyRlsProperties.PREFIX)
+public class EnvoyRlsProperties {
+    /** The prefix of every property of the Envoy rate limit service. */
+    public static final String PREFIX = "gridlimit.envoy-rls";
+
+    private String port;
+    private String host;
+    private List<String> configFiles;
+
+    /** @return {@code gridlimit.envoy-rls.port} as written, or null when unset */
+    public @Nullable String getPort() {
+        return port;
+    }
+
+    /** @param port the gRPC port, in [1, 65535] */
+    public void setPort(@Nullable String port) {
+        this.port = port;
+    }
+
+    /** @return {@code gridlimit.envoy-rls.host} as written, or null when unset */
+    public @Nullable String getHost() {
+        return host;
+    }
+
+    /** @param host the IP address the gRPC port binds */
+    public void setHost(@Nullable String host) {
+        this.host = host;
+    }
+
+    /** @return {@code gridlimit.envoy-rls.config-files} as written, or null when unset */
+    public @Nullable List<String> getConfigFiles() {
+        return configFiles;
+    }
+
+    /** @param configFiles envoyproxy/ratelimit configuration files or directories */
+    public void setConfigFiles(@Nullable List<String> configFiles) {
+        this.configFiles = configFiles;
+    }
+}

@@ -1,0 +1,108 @@
+package io.gridlimit.envoy;
+
+import io.gridlimit.envoy.config.RlsConfig;
+import io.gridlimit.envoy.config.RlsConfigReader;
+import io.gridlimit.micronaut.config.CheckedValues;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.context.annotation.Context;
+import io.micronaut.context.annotation.Requires;
+import io.micronaut.context.exceptions.ConfigurationException;
+import io.micronaut.core.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The Envoy rate limit service's checked settings ({@link EnvoyRlsProperties}) and its rules, read when the context
+ * starts ({@link Context}) so that a bad value or a refused envoyproxy/ratelimit file stops the boot before any
+ * port opens, with one message naming every property, file, domain and descriptor (docs/SPEC.md §12). Exists only
+ * when {@value #ENABLED_PROPERTY} is {@code true}. Immutable.
+ *
+ * <ul>
+ *   <li>{@code gridlimit.envoy-rls.port}: the gRPC port, an integer in [1, 65535], default {@value #DEFAULT_PORT}
+ *       (envoyproxy/ratelimit's own 8081 is GridLimit's internal port); it must differ from
+ *       {@code micronaut.server.port} and {@code gridlimit.decision-api.port}.</li>
+ *   <li>{@code gridlimit.envoy-rls.host}: the IP literal it binds, default {@value #DEFAULT_HOST}, under the decision
+ *       API host's rules ({@link CheckedValues#bindAddress}).</li>
+ *   <li>{@code gridlimit.envoy-rls.config-files}: the envoyproxy/ratelimit YAML files, or directories of them
+ *       ({@link RlsConfigReader}); required.</li>
+ * </ul>
+ */
+@Context
+@Requires(property = EnvoyRlsSettings.ENABLED_PROPERTY, value = "true")
+public class EnvoyRlsSettings {
+    /** Turns the service on; off by default. */
+    public static final String ENABLED_PROPERTY = EnvoyRlsProperties.PREFIX + ".enabled";
+    /** Property path of the gRPC port. */
+    public static final String PORT_PROPERTY = EnvoyRlsProperties.PREFIX + ".port";
+    /** Property path of the bind address. */
+    public static final String HOST_PROPERTY = EnvoyRlsProperties.PREFIX + ".host";
+    /** Default gRPC port. */
+    public static final int DEFAULT_PORT = 8083;
+    /** Default bind address: loopback only. */
+    public static final String DEFAULT_HOST = "127.0.0.1";
+
+    private static final Pattern PORT = Pattern.compile("[0-9]{1,5}");
+
+    private final int port;
+    private final String host;
+    private final RlsConfig rules;
+
+    /**
+     * @param properties the raw {@code gridlimit.envoy-rls.*} values
+     * @param context for the other ports this one must not take
+     * @throws ConfigurationException naming every bad property and value, file, domain and descriptor
+     */
+    public EnvoyRlsSettings(EnvoyRlsProperties properties, ApplicationContext context) {
+        List<String> errors = new ArrayList<>();
+        this.port = port(properties.getPort(), errors);
+        this.host = CheckedValues.bindAddress(HOST_PROPERTY, properties.getHost(), DEFAULT_HOST, errors);
+        for (String other : List.of("micronaut.server.port", "gridlimit.decision-api.port")) {
+            Optional<Integer> taken = context.getProperty(other, Integer.class);
+            if (taken.isPresent() && taken.get() == port) {
+                errors.add(PORT_PROPERTY + ": '" + port + "' is also " + other + "; the gRPC service needs a port of "
+                        + "its own");
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw new ConfigurationException("Invalid GridLimit configuration: " + String.join("; ", errors));
+        }
+        List<String> files = properties.getConfigFiles();
+        this.rules = RlsConfigReader.read(files == null ? List.of() : files);
+    }
+
+    /** @return the gRPC port, in [1, 65535] */
+    public int port() {
+        return port;
+    }
+
+    /** @return the IP literal the gRPC port binds, never null */
+    public String host() {
+        return host;
+    }
+
+    /** @return whether the gRPC port binds a loopback address only */
+    public boolean loopbackOnly() {
+        return CheckedValues.isLoopback(host);
+    }
+
+    /** @return the domains and rules read from the configuration files */
+    public RlsConfig rules() {
+        return rules;
+    }
+
+    private static int port(@Nullable String text, List<String> errors) {
+        if (text == null) {
+            return DEFAULT_PORT;
+        }
+        String value = text.trim();
+        int parsed = PORT.matcher(value).matches() ? Integer.parseInt(value) : -1;
+        if (parsed < 1 || parsed > 65_535) {
+            errors.add(PORT_PROPERTY + ": '" + text + "' is not a port in [1, 65535]");
+            return DEFAULT_PORT;
+        }
+        return parsed;
+    }
+}

@@ -1,0 +1,111 @@
+package io.gridlimit.envoy.config;
+
+import io.gridlimit.api.Policy;
+import io.micronaut.core.annotation.Nullable;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The domains read from {@code gridlimit.envoy-rls.config-files} ({@link RlsConfigReader}), and the lookup of a
+ * request's descriptor in them, as envoyproxy/ratelimit matches (docs/SPEC.md §12): level by level, the entry's
+ * {@code (key, value)} first, then its key alone; a rule applies only when the descriptor's last entry reaches a
+ * descriptor that has one (as many entries as nesting levels). Immutable and thread-safe.
+ */
+public final class RlsConfig {
+    /** Prefix of every grid key of an Envoy rule, before the SHA-256 of the descriptor's entries. */
+    public static final String KEY_PREFIX = "rls:";
+
+    private final Map<String, RlsDomain> domains;
+    private final List<RlsRule> rules;
+
+    /**
+     * @param domains the domains by name
+     * @param rules every rule of every domain, in file and declaration order
+     */
+    public RlsConfig(Map<String, RlsDomain> domains, List<RlsRule> rules) {
+        this.domains = Map.copyOf(domains);
+        this.rules = List.copyOf(rules);
+    }
+
+    /** @return the domains by name, unmodifiable */
+    public Map<String, RlsDomain> domains() {
+        return domains;
+    }
+
+    /** @return every rule, in file and declaration order, unmodifiable */
+    public List<RlsRule> rules() {
+        return rules;
+    }
+
+    /** @return the policies of the limited rules, in declaration order */
+    public List<Policy> policies() {
+        List<Policy> out = new ArrayList<>();
+        for (RlsRule r : rules) {
+            if (r.policy() != null) {
+                out.add(r.policy());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Finds the rule of one descriptor.
+     *
+     * @param domain the domain (must be known: see {@link #domains()})
+     * @param keys the descriptor's entry keys, in order, at least one
+     * @param values the descriptor's entry values, same length
+     * @return the rule the descriptor selects, or null when it selects none (no limit applies)
+     */
+    public @Nullable RlsRule lookup(RlsDomain domain, List<String> keys, List<String> values) {
+        Map<String, RlsNode> level = domain.descriptors();
+        for (int i = 0; i < keys.size(); i++) {
+            RlsNode node = level.get(RlsNode.id(keys.get(i), values.get(i)));
+            if (node == null) {
+                node = level.get(RlsNode.id(keys.get(i), null));
+            }
+            if (node == null) {
+                return null;
+            }
+            if (i == keys.size() - 1) {
+                return node.rule();
+            }
+            level = node.children();
+        }
+        return null;
+    }
+
+    /**
+     * The grid key of a descriptor under its rule: {@value #KEY_PREFIX} and the lower-case hex SHA-256 of its
+     * entries, each key and value prefixed by its length in UTF-8 bytes, so no two different descriptors share a
+     * key and no key exceeds 68 bytes whatever the values (raw values are never stored or logged).
+     *
+     * @param keys the entry keys
+     * @param values the entry values
+     * @return the grid key, never null
+     */
+    public static String gridKey(List<String> keys, List<String> values) {
+        MessageDigest sha;
+        try {
+            sha = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
+        }
+        for (int i = 0; i < keys.size(); i++) {
+            part(sha, keys.get(i));
+            part(sha, values.get(i));
+        }
+        return KEY_PREFIX + HexFormat.of().formatHex(sha.digest());
+    }
+
+    private static void part(MessageDigest sha, String text) {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        sha.update((bytes.length + ":").getBytes(StandardCharsets.US_ASCII));
+        sha.update(bytes);
+    }
+}

@@ -1,0 +1,323 @@
+package io.gridlimit.envoy.config;
+
+import io.gridlimit.api.Algorithm;
+import io.gridlimit.api.Band;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** envoyproxy/ratelimit's documented configurations read unchanged, and every refusal with its message. */
+class RlsConfigReaderTest {
+    @TempDir
+    Path dir;
+
+    static Path example(String name) {
+        return Path.of("src/test/resources/rls", name);
+    }
+
+    private RlsConfig read(String... files) {
+        return RlsConfigReader.read(List.of(files));
+    }
+
+    private String write(String name, String yaml) throws IOException {
+        Path f = dir.resolve(name);
+        Files.writeString(f, yaml);
+        return f.toString();
+    }
+
+    private String refusal(String yaml) throws IOException {
+        String f = write("bad.yaml", yaml);
+        try {
+            read(f);
+        } catch (RlsConfigException e) {
+            assertThat(e.getMessage()).startsWith("Invalid GridLimit configuration: " + f + ": ");
+            return e.getMessage();
+        }
+        throw new AssertionError("not refused: " + yaml);
+    }
+
+    @Test
+    void theDocumentedExamplesLoadUnchangedAsFixedWindowsOfTheirUnits() {
+        RlsConfig c = read(example("example1.yaml").toString(), example("example2.yaml").toString(),
+                example("example4.yaml").toString(), example("example5.yaml").toString(),
+                example("example6.yaml").toString(), example("example7.yaml").toString());
+        assertThat(c.domains()).containsOnlyKeys("mongo_cps", "messaging", "example4", "internal", "example6",
+                "example7");
+        assertThat(c.rules()).extracting(RlsRule::path).containsExactly(
+                "database=users", "database=default",
+                "message_type=marketing/to_number", "to_number",
+                "key=value/subkey", "flat=value",
+                "ldap", "azure",
+                "service/user=user-a", "service/user=user-b",
+                "key_1=value_1/user=bkthomps", "key_2=value_2/user=bkthomps");
+        RlsRule marketing = c.rules().get(2);
+        assertThat(marketing.policy().name()).isEqualTo("messaging.message_type_marketing.to_number");
+        assertThat(marketing.policy().bands()).containsExactly(
+                Band.fixedWindow("messaging.message_type_marketing.to_number", 5, Duration.ofDays(1)));
+        assertThat(marketing.unit()).isEqualTo(RlsUnit.DAY);
+        assertThat(marketing.requestsPerUnit()).isEqualTo(5);
+        assertThat(c.rules().get(6).unlimited()).isTrue();
+        assertThat(c.rules().get(6).policy()).isNull();
+        assertThat(c.rules().get(8).shadow()).isTrue();
+        assertThat(c.rules().get(9).shadow()).isFalse();
+        assertThat(c.rules().get(10).name()).isEqualTo("specific_limit");
+        assertThat(c.rules().get(11).replaces()).containsExactly("specific_limit");
+        assertThat(c.policies()).hasSize(11);
+    }
+
+    @Test
+    void lookupMatchesKeyAndValueBeforeKeyAloneAndOnlyAtTheDescriptorsDepth() {
+        RlsConfig c = read(example("example2.yaml").toString(), example("example4.yaml").toString(),
+                example("example3-without-blocklist.yaml").toString());
+        RlsDomain messaging = c.domains().get("messaging");
+        assertThat(c.lookup(messaging, List.of("message_type", "to_number"), List.of("marketing", "2061111111"))
+                .path()).isEqualTo("message_type=marketing/to_number");
+        assertThat(c.lookup(messaging, List.of("to_number"), List.of("2061111111")).path()).isEqualTo("to_number");
+        // a placeholder without a limit, and a type with no descriptor
+        assertThat(c.lookup(messaging, List.of("message_type"), List.of("marketing"))).isNull();
+        assertThat(c.lookup(messaging, List.of("message_type", "to_number"), List.of("alerts", "1"))).isNull();
+        RlsDomain four = c.domains().get("example4");
+        // README Example 4: two entries do not match a one-level rule, and one entry does not match a nested one
+        assertThat(c.lookup(four, List.of("flat", "subkey"), List.of("value", "subvalue"))).isNull();
+        assertThat(c.lookup(four, List.of("key"), List.of("value"))).isNull();
+        assertThat(c.lookup(four, List.of("key", "subkey"), List.of("value", "subvalue")).path())
+                .isEqualTo("key=value/subkey");
+        RlsDomain ip = c.domains().get("edge_proxy_per_ip");
+        assertThat(c.lookup(ip, List.of("remote_address"), List.of("50.0.0.5")).requestsPerUnit()).isEqualTo(2);
+        assertThat(c.lookup(ip, List.of("remote_address"), List.of("50.0.0.1")).requestsPerUnit()).isEqualTo(10);
+    }
+
+    @Test
+    void example3sRequestsPerUnitZeroStopsBootNamingFileDomainAndDescriptor() {
+        String f = example("example3.yaml").toString();
+        assertThatThrownBy(() -> read(f)).isInstanceOf(RlsConfigException.class)
+                .hasMessage("Invalid GridLimit configuration: " + f + ": domain 'edge_proxy_per_ip', descriptor "
+                        + "remote_address=50.0.0.5 (descriptors[1]): rate_limit.requests_per_unit: '0' is outside "
+                        + "[1, 4294967295] (SPEC §1: a limit is at least 1; to refuse every request of this "
+                        + "descriptor, deny it in Envoy, e.g. with an RBAC filter)");
+    }
+
+    @Test
+    void theExtensionChoosesAnyAlgorithm() {
+        RlsConfig c = read(example("buckets.yaml").toString());
+        assertThat(c.rules().get(0).policy().bands().get(0)).isEqualTo(
+                Band.tokenBucket("buckets.api_key", 5, 2, Duration.ofSeconds(1)));
+        assertThat(c.rules().get(0).quota()).isEqualTo(5);
+        assertThat(c.rules().get(1).policy().bands().get(0).algorithm()).isEqualTo(Algorithm.SLIDING_WINDOW_LOG);
+        assertThat(c.rules().get(1).policy().bands().get(0).windowNanos()).isEqualTo(60_000_000_000L);
+    }
+
+    @Test
+    void everyUnitHasEnvoyProxyRatelimitsLength() throws IOException {
+        StringBuilder y = new StringBuilder("domain: units\ndescriptors:\n");
+        for (String u : List.of("second", "MINUTE", "Hour", "day", "week", "month", "year")) {
+            y.append("  - key: ").append(u).append("\n    rate_limit: {unit: ").append(u)
+                    .append(", requests_per_unit: 1}\n");
+        }
+        RlsConfig c = read(write("units.yaml", y.toString()));
+        assertThat(c.rules()).extracting(r -> r.policy().bands().get(0).windowNanos() / 1_000_000_000L)
+                .containsExactly(1L, 60L, 3_600L, 86_400L, 604_800L, 2_592_000L, 31_536_000L);
+    }
+
+    @Test
+    void valuesAreReadAsWrittenAndNamesThatAreNoPolicyNameGetAHash() throws IOException {
+        RlsConfig c = read(write("v.yaml", """
+                domain: d
+                descriptors:
+                  - key: version
+                    value: 1.50
+                    rate_limit: {unit: second, requests_per_unit: 1}
+                  - key: path
+                    value: /api/v1
+                    rate_limit: {unit: second, requests_per_unit: 1}
+                """));
+        RlsDomain d = c.domains().get("d");
+        assertThat(c.lookup(d, List.of("version"), List.of("1.50"))).isNotNull();
+        assertThat(c.lookup(d, List.of("version"), List.of("1.5"))).isNull();
+        assertThat(c.rules().get(0).policy().name()).isEqualTo("d.version_1.50");
+        assertThat(c.rules().get(1).policy().name()).matches("d\\.path_-api-v1-[0-9a-f]{8}");
+    }
+
+    @Test
+    void aDirectoryStandsForItsYamlFilesInNameOrder() throws IOException {
+        Path sub = Files.createDirectory(dir.resolve("conf"));
+        Files.copy(example("example1.yaml"), sub.resolve("b.yaml"));
+        Files.copy(example("example2.yaml"), sub.resolve("a.yml"));
+        Files.writeString(sub.resolve(".hidden.yaml"), "not: [valid");
+        Files.writeString(sub.resolve("notes.txt"), "ignored: not yaml by name");
+        RlsConfig c = read(sub.toString());
+        assertThat(c.domains()).containsOnlyKeys("messaging", "mongo_cps");
+        assertThat(c.rules().get(0).domain()).isEqualTo("messaging");
+    }
+
+    @Test
+    void unsupportedFeaturesAndUnknownFieldsAreRefused() throws IOException {
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: path
+                    value: /api/*
+                    share_threshold: true
+                    rate_limit: {unit: minute, requests_per_unit: 20}
+                """)).endsWith("domain 'd', descriptor path=/api/* (descriptors[0]): value '/api/*' is a wildcard; "
+                + "GridLimit matches values exactly (list each value, or leave value out to limit every value "
+                + "separately); " + dir.resolve("bad.yaml") + ": domain 'd', descriptor path=/api/* (descriptors[0]): "
+                + "share_threshold: true is not supported by GridLimit (it applies to wildcard values, which are "
+                + "refused); remove it");
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    rate_limit: {unit: second, requests_per_second: 5}
+                """)).contains("descriptor k (descriptors[0]): rate_limit.requests_per_second: unknown field "
+                + "(known: gridlimit, name, replaces, requests_per_unit, unit, unlimited)")
+                .contains("rate_limit.requests_per_unit is missing");
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    quota_mode: true
+                    detailed_metric: true
+                    metadata: {team: a}
+                    rate_limit: {unit: second, requests_per_unit: 5}
+                """)).contains("quota_mode: true is not supported by GridLimit (no quota mode)")
+                .contains("detailed_metric: true is not supported by GridLimit (its metrics have no per-descriptor "
+                        + "series)")
+                .contains("metadata is not supported by GridLimit");
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    descriptors:
+                      - key: user
+                        rate_limt: {unit: second, requests_per_unit: 5}
+                """)).contains("descriptor k/user (descriptors[0].descriptors[0]): rate_limt: unknown field");
+        assertThat(refusal("domain: d\nversion: 2\ndescriptors: []\n")).contains(": version: unknown field");
+    }
+
+    @Test
+    void detailedMetricFalseIsTheDefaultAndAccepted() throws IOException {
+        RlsConfig c = read(write("ok.yaml", """
+                domain: d
+                descriptors:
+                  - key: k
+                    detailed_metric: false
+                    share_threshold: false
+                    rate_limit: {unit: second, requests_per_unit: 5}
+                """));
+        assertThat(c.rules()).hasSize(1);
+    }
+
+    @Test
+    void malformedValuesAreRefusedNamingThem() throws IOException {
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    rate_limit: {unit: fortnight, requests_per_unit: five}
+                """)).contains("rate_limit.unit: 'fortnight' is not a unit (second, minute, hour, day, week, month "
+                + "or year)").contains("rate_limit.requests_per_unit: 'five' is not a whole number");
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    rate_limit: {unit: second, requests_per_unit: 4294967296}
+                """)).contains("rate_limit.requests_per_unit: '4294967296' is outside [1, 4294967295]");
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    shadow_mode: yes
+                    rate_limit: {unlimited: true, unit: second}
+                """)).contains("shadow_mode: 'yes' is not true or false")
+                .contains("rate_limit.unlimited: true takes no unit");
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    rate_limit: {unit: second, requests_per_unit: 200000, gridlimit: {algorithm: sliding-window-log}}
+                  - key: j
+                    rate_limit: {unit: second, requests_per_unit: 2, gridlimit: {algorithm: fixed-window, capacity: 3}}
+                  - key: i
+                    rate_limit: {unit: second, requests_per_unit: 2, gridlimit: {algorithm: leaky}}
+                """)).contains("descriptor k (descriptors[0]): rate_limit: limit must be in [1, 100000], got 200000")
+                .contains("descriptor j (descriptors[1]): rate_limit.gridlimit.capacity is for token-bucket and gcra "
+                        + "only; fixed-window takes requests_per_unit per unit")
+                .contains("descriptor i (descriptors[2]): rate_limit.gridlimit.algorithm: unknown algorithm 'leaky'");
+    }
+
+    @Test
+    void structureErrorsAreRefused() throws IOException {
+        assertThat(refusal("descriptors: []\n")).endsWith(": domain is missing or empty");
+        assertThat(refusal("- domain: d\n")).endsWith(": is not a map with domain and descriptors");
+        assertThat(refusal("domain: a\n---\ndomain: b\n")).endsWith(": holds 2 YAML documents; write exactly one "
+                + "domain per file");
+        assertThat(refusal("domain: d\ndomain: e\n")).contains(": is not valid YAML: ").contains("duplicate key");
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    value: v
+                    rate_limit: {unit: second, requests_per_unit: 1}
+                  - key: k
+                    value: v
+                    rate_limit: {unit: second, requests_per_unit: 2}
+                """)).endsWith("descriptor k=v (descriptors[1]): another descriptor of this level has the same key "
+                + "and value");
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - value: v
+                  - key: s
+                    shadow_mode: true
+                """)).contains("descriptors[0]): key is missing or empty")
+                .contains("descriptor s (descriptors[1]): shadow_mode: true without a rate_limit has nothing to shadow");
+    }
+
+    @Test
+    void replacesMustNameAnotherRuleOfTheDomain() throws IOException {
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: a
+                    rate_limit:
+                      name: mine
+                      unit: second
+                      requests_per_unit: 1
+                      replaces: [{name: mine}, {name: nobody}, {}]
+                """)).contains("rate_limit.replaces[0].name 'mine' is this rule's own name")
+                .contains("rate_limit.replaces[2].name is missing or empty")
+                .contains("domain 'd', descriptor a: rate_limit.replaces names 'nobody', which no rate_limit of the "
+                        + "domain has");
+    }
+
+    @Test
+    void aDomainLivesInOneFileAndEveryPathMustExist() throws IOException {
+        String a = write("a.yaml", "domain: d\ndescriptors: []\n");
+        String b = write("b.yaml", "domain: d\ndescriptors: []\n");
+        assertThatThrownBy(() -> read(a, b)).hasMessage("Invalid GridLimit configuration: " + b + ": domain 'd' is "
+                + "also defined in " + a + "; each domain lives in one file");
+        assertThatThrownBy(() -> read(dir.resolve("missing.yaml").toString())).hasMessage("Invalid GridLimit "
+                + "configuration: gridlimit.envoy-rls.config-files[0]: '" + dir.resolve("missing.yaml")
+                + "' is neither a file nor a directory");
+        assertThatThrownBy(() -> RlsConfigReader.read(List.of())).hasMessageContaining(
+                "gridlimit.envoy-rls.config-files: is empty");
+    }
+
+    @Test
+    void gridKeysNeverShareAStateAcrossDifferentDescriptors() {
+        assertThat(RlsConfig.gridKey(List.of("a"), List.of("b|c")))
+                .isNotEqualTo(RlsConfig.gridKey(List.of("a", "c"), List.of("b", "")))
+                .isNotEqualTo(RlsConfig.gridKey(List.of("a="), List.of("b|c")))
+                .startsWith("rls:").hasSize(68);
+        assertThat(RlsConfig.gridKey(List.of("a"), List.of("x".repeat(5000)))).hasSize(68);
+    }
+}
