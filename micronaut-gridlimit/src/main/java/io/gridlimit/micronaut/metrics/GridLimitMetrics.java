@@ -94,9 +94,11 @@ public class GridLimitMetrics {
         /** The HTTP filter ({@code RateLimitFilter}). */
         FILTER,
         /** The decision API ({@code /v1/ratelimit/check}). */
-        API;
+        API,
+        /** Envoy's rate limit service protocol ({@code ShouldRateLimit}, module gridlimit-envoy). */
+        ENVOY;
 
-        /** @return the tag value, {@code filter} or {@code api} */
+        /** @return the tag value, {@code filter}, {@code api} or {@code envoy} */
         public String tag() {
             return name().toLowerCase(Locale.ROOT);
         }

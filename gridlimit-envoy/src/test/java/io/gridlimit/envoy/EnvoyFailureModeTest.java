@@ -1,0 +1,137 @@
+package io.gridlimit.envoy;
+
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
+import io.gridlimit.micronaut.support.SwitchableGrid;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static io.gridlimit.envoy.Rls.d;
+import static io.gridlimit.envoy.Rls.headers;
+import static io.gridlimit.envoy.Rls.statuses;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What Envoy gets when the grid does not answer (SPEC §12, §5): the failure mode within the gRPC deadline, the
+ * grid's late admission handed to the give-back, and all-or-nothing through the same seam. The grid is a
+ * {@link SwitchableGrid} (no member), local decisions run on its manual clock.
+ */
+class EnvoyFailureModeTest {
+    private Rls rls;
+
+    @AfterEach
+    void stop() {
+        if (rls != null) {
+            rls.close();
+        }
+    }
+
+    private SwitchableGrid.Grid start(String mode, Object... more) {
+        Map<String, Object> p = Rls.properties("envoy-failure", "example1.yaml", "example3-without-blocklist.yaml");
+        p.put("gridlimit-test.switchable-grid", "true");
+        p.put("envoy-test.recording-give-back", "true");
+        p.put("gridlimit.failure-mode", mode);
+        p.put("gridlimit.grid-timeout", "100ms");
+        for (int i = 0; i < more.length; i += 2) {
+            p.put((String) more[i], more[i + 1]);
+        }
+        rls = Rls.start(p);
+        return rls.context.getBean(SwitchableGrid.Grid.class);
+    }
+
+    private RecordingGiveBack.Recorder giveBack() {
+        return (RecordingGiveBack.Recorder) rls.context.getBean(GiveBack.class);
+    }
+
+    @Test
+    void localDecidesOnThisReplicasShareAndShowsIt() {
+        SwitchableGrid.Grid grid = start("local");
+        grid.mode(SwitchableGrid.Mode.NEVER);
+        RateLimitResponse r = rls.call("mongo_cps", d("database", "users"));
+        // expected-replicas 3 (the default): floor(500 / 3) = 166 per second on this replica
+        assertThat(statuses(r)).containsExactly("OK 165/500 per SECOND");
+        assertThat(headers(r)).containsEntry("RateLimit-Policy", "\"mongo_cps.database_users\";q=166;w=1")
+                .containsEntry("RateLimit", "\"mongo_cps.database_users\";r=165;t=1");
+        assertThat(rls.context.getBean(MeterRegistry.class).get("gridlimit.decisions")
+                .tag("outcome", "fallback").tag("mode", "local").tag("source", "envoy").counter().count())
+                .isEqualTo(1.0);
+        grid.mode(SwitchableGrid.Mode.UP);
+        assertThat(statuses(rls.call("mongo_cps", d("database", "users")))).containsExactly("OK 499/500 per SECOND");
+    }
+
+    @Test
+    void localWithoutAShareAnswersUnavailable() {
+        SwitchableGrid.Grid grid = start("local");
+        grid.mode(SwitchableGrid.Mode.FAIL);
+        // 2 per second cannot be divided by 3 replicas: never decided alone
+        assertThatThrownBy(() -> rls.call("edge_proxy_per_ip", d("remote_address", "50.0.0.5")))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode())
+                        .isEqualTo(Status.Code.UNAVAILABLE));
+    }
+
+    @Test
+    void openAnswersOkWithoutALimit() {
+        SwitchableGrid.Grid grid = start("open");
+        grid.mode(SwitchableGrid.Mode.NEVER);
+        RateLimitResponse r = rls.call("mongo_cps", d("database", "users"), d("database", "orders"));
+        assertThat(r.getOverallCode()).isEqualTo(RateLimitResponse.Code.OK);
+        assertThat(statuses(r)).containsExactly("OK 0", "OK 0");
+        assertThat(r.getResponseHeadersToAddList()).isEmpty();
+    }
+
+    @Test
+    void closedAnswersUnavailableAndGivesBackWhatOtherDescriptorsTook() {
+        SwitchableGrid.Grid grid = start("closed");
+        grid.mode(SwitchableGrid.Mode.FAIL);
+        assertThatThrownBy(() -> rls.call("mongo_cps", d("database", "users")))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+                    assertThat(e.getStatus().getDescription()).isEqualTo("the rate-limit grid did not answer in "
+                            + "time (gridlimit.failure-mode: closed)");
+                });
+        assertThat(giveBack().calls).isEmpty();
+    }
+
+    @Test
+    void theGrpcDeadlineBoundsTheWaitForTheGrid() {
+        SwitchableGrid.Grid grid = start("open", "gridlimit.grid-timeout", "1h");
+        grid.mode(SwitchableGrid.Mode.NEVER);
+        // Envoy gives up after its timeout: the answer (here open's OK) comes within four fifths of the deadline
+        RateLimitResponse r = rls.stub.withDeadlineAfter(3, TimeUnit.SECONDS).shouldRateLimit(
+                io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest.newBuilder().setDomain("mongo_cps")
+                        .addDescriptors(d("database", "users")).build());
+        assertThat(r.getOverallCode()).isEqualTo(RateLimitResponse.Code.OK);
+        assertThat(statuses(r)).containsExactly("OK 0");
+    }
+
+    @Test
+    void aLateGridAdmissionGoesToTheGiveBack() {
+        SwitchableGrid.Grid grid = start("local");
+        grid.mode(SwitchableGrid.Mode.SLOW);
+        assertThat(statuses(rls.call("mongo_cps", 7, d("database", "users")))).containsExactly(
+                "OK 159/500 per SECOND");
+        assertThat(giveBack().calls).isEmpty();
+        assertThat(grid.answerLate()).hasSize(1);
+        await().atMost(10, TimeUnit.SECONDS).until(() -> !giveBack().calls.isEmpty());
+        assertThat(giveBack().calls).containsExactly("mongo_cps.database_users 7");
+    }
+
+    @Test
+    void aDeniedRequestHandsTheOtherDescriptorsAdmissionsToTheGiveBack() {
+        start("local");
+        RateLimitResponse r = rls.call("edge_proxy_per_ip", d(1, "remote_address", "50.0.0.1"),
+                d(3, "remote_address", "50.0.0.5"));
+        assertThat(statuses(r)).containsExactly("OK 9/10 per SECOND", "OVER_LIMIT 2/2 per SECOND");
+        assertThat(giveBack().calls).containsExactly("edge_proxy_per_ip.remote_address 1");
+        assertThat(rls.call("edge_proxy_per_ip", d("remote_address", "50.0.0.1")).getOverallCode())
+                .isEqualTo(RateLimitResponse.Code.OK);
+        assertThat(giveBack().calls).hasSize(1);
+    }
+}

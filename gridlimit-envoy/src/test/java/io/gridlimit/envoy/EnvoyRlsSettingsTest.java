@@ -1,0 +1,97 @@
+package io.gridlimit.envoy;
+
+import io.gridlimit.micronaut.support.Ports;
+import io.micronaut.context.ApplicationContext;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** gridlimit.envoy-rls.*: off by default, loopback by default, and every bad value stops the boot naming it. */
+class EnvoyRlsSettingsTest {
+    private static Map<String, Object> props(Object... more) {
+        Map<String, Object> p = Rls.properties("envoy-settings", "example1.yaml");
+        p.put("gridlimit-test.switchable-grid", "true");
+        for (int i = 0; i < more.length; i += 2) {
+            p.put((String) more[i], more[i + 1]);
+        }
+        return p;
+    }
+
+    private static String bootError(Map<String, Object> p) {
+        try (ApplicationContext c = ApplicationContext.run(p)) {
+            throw new AssertionError("booted");
+        } catch (RuntimeException e) {
+            Throwable t = e;
+            while (t.getCause() != null && !t.getMessage().contains("Invalid GridLimit configuration")) {
+                t = t.getCause();
+            }
+            return t.getMessage();
+        }
+    }
+
+    @Test
+    void offByDefault() {
+        Map<String, Object> p = props();
+        p.remove("gridlimit.envoy-rls.enabled");
+        try (ApplicationContext c = ApplicationContext.run(p)) {
+            assertThat(c.containsBean(EnvoyRlsServer.class)).isFalse();
+            assertThat(c.containsBean(EnvoyRlsSettings.class)).isFalse();
+        }
+    }
+
+    @Test
+    void enabledItListensOnLoopbackByDefault() {
+        try (ApplicationContext c = ApplicationContext.run(props())) {
+            EnvoyRlsSettings s = c.getBean(EnvoyRlsSettings.class);
+            assertThat(s.host()).isEqualTo("127.0.0.1");
+            assertThat(s.loopbackOnly()).isTrue();
+            assertThat(c.getBean(EnvoyRlsServer.class).port()).isEqualTo(s.port());
+            // unset port and host: 8083 on loopback (read without opening it: 8083 may be taken on this machine)
+            EnvoyRlsProperties raw = new EnvoyRlsProperties();
+            raw.setConfigFiles(List.of(Rls.file("example1.yaml")));
+            EnvoyRlsSettings defaults = new EnvoyRlsSettings(raw, c);
+            assertThat(defaults.port()).isEqualTo(8083);
+            assertThat(defaults.host()).isEqualTo("127.0.0.1");
+            raw.setHost("0.0.0.0");
+            assertThat(new EnvoyRlsSettings(raw, c).loopbackOnly()).isFalse();
+        }
+    }
+
+    @Test
+    void badPortAndHostStopBootNamingThem() {
+        assertThat(bootError(props("gridlimit.envoy-rls.port", "70000", "gridlimit.envoy-rls.host", "localhost")))
+                .contains("gridlimit.envoy-rls.port: '70000' is not a port in [1, 65535]")
+                .contains("gridlimit.envoy-rls.host: 'localhost' is not an IP address literal (write e.g. "
+                        + "127.0.0.1, ::1 or 0.0.0.0)");
+        assertThat(bootError(props("gridlimit.envoy-rls.port", "9999", "gridlimit.decision-api.port", "9999")))
+                .contains("gridlimit.envoy-rls.port: '9999' is also gridlimit.decision-api.port; the gRPC service "
+                        + "needs a port of its own");
+    }
+
+    @Test
+    void anUnknownNameOrARefusedFileStopsBoot() {
+        assertThat(bootError(props("gridlimit.envoy-rls.prot", "8083")))
+                .contains("gridlimit.envoy-rls.prot: unknown property; did you mean gridlimit.envoy-rls.port?");
+        assertThat(bootError(props("gridlimit.envoy-rls.config-files", List.of(Rls.file("example3.yaml")))))
+                .contains("domain 'edge_proxy_per_ip', descriptor remote_address=50.0.0.5 (descriptors[1]): "
+                        + "rate_limit.requests_per_unit: '0' is outside [1, 4294967295]");
+        Map<String, Object> none = props();
+        none.remove("gridlimit.envoy-rls.config-files");
+        assertThat(bootError(none)).contains("gridlimit.envoy-rls.config-files: is empty");
+    }
+
+    @Test
+    void aPortInUseStopsBootNamingTheProperty() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            assertThat(bootError(props("gridlimit.envoy-rls.port", Integer.toString(taken.getLocalPort()))))
+                    .contains("gridlimit.envoy-rls.port: cannot listen on 127.0.0.1:" + taken.getLocalPort());
+        }
+        assertThat(Ports.freePort()).isPositive();
+    }
+}
