@@ -114,7 +114,7 @@ class KubernetesConfigStartsTheServiceTest {
 
     /** The rendered hazelcast.yaml with only the join (and cluster name, port) made to work on this machine. */
     @SuppressWarnings("unchecked")
-    private static String onLoopback(String hazelcastYaml, int port) {
+    static String onLoopback(String hazelcastYaml, int port) {
         Map<String, Object> root = PodConfiguration.load(hazelcastYaml);
         Map<String, Object> hazelcast = (Map<String, Object>) root.get("hazelcast");
         hazelcast.put("cluster-name", "k8s-config-test-" + UUID.randomUUID());
@@ -132,7 +132,7 @@ class KubernetesConfigStartsTheServiceTest {
         return new Yaml(options).dump(root);
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }

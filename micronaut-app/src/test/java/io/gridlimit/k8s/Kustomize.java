@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
 final class Kustomize {
     /** The Kustomize directories the repository ships, relative to {@code k8s/}. */
     static final List<String> DIRECTORIES = List.of(
-            "base", "overlays/api-discovery", "overlays/management-center", "overlays/client-server");
+            "base", "overlays/api-discovery", "overlays/management-center", "overlays/client-server",
+            "overlays/envoy");
 
     private static final Map<Path, String> RENDERED = new ConcurrentHashMap<>();
 

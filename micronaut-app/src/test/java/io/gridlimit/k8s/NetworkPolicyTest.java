@@ -94,6 +94,12 @@ class NetworkPolicyTest {
         assertThat(sources(policies, service, port(service, "http"))).as("public port").containsExactly(ANYWHERE);
         assertThat(sources(policies, service, port(service, "internal"))).as("internal port")
                 .containsExactlyInAnyOrder(MONITORING, CALLERS);
+        Optional<ContainerPort> rls = findPort(service, "envoy-rls");
+        assertThat(rls.isPresent()).as("the gRPC port only in overlays/envoy").isEqualTo(directory.equals(
+                "overlays/envoy"));
+        rls.ifPresent(p -> assertThat(sources(policies, service, p)).as("Envoy's rate limit service port")
+                .containsExactlyInAnyOrder("pods{gridlimit.io/envoy-rls-client=true}",
+                        "namespace{kubernetes.io/metadata.name=istio-system} pods{istio=ingressgateway}"));
         Optional<ContainerPort> member = findPort(service, "hazelcast");
         if (directory.equals("overlays/client-server")) {
             assertThat(member).as("clients have no member port").isEmpty();
