@@ -154,7 +154,7 @@ public final class RlsConfigReader {
             return;
         }
         unknown(where + ": ", root, ROOT_FIELDS, "");
-        String domain = text(root.get("domain"));
+        String domain = scalar(where, "domain", root.get("domain"));
         if (domain == null || domain.isEmpty()) {
             errors.add(where + ": domain is missing or empty");
             return;
@@ -187,8 +187,8 @@ public final class RlsConfigReader {
                 errors.add(context + ", " + at + ": is not a map (key, value, rate_limit, descriptors)");
                 continue;
             }
-            String key = text(d.get("key"));
-            String value = text(d.get("value"));
+            String key = scalar(context + ", " + at, "key", d.get("key"));
+            String value = scalar(context + ", " + at, "value", d.get("value"));
             if (value != null && value.isEmpty()) {
                 value = null;
             }
@@ -244,7 +244,7 @@ public final class RlsConfigReader {
             return null;
         }
         unknown(here + ": ", r, RATE_LIMIT_FIELDS, "rate_limit.");
-        String name = text(r.get("name"));
+        String name = scalar(here, "rate_limit.name", r.get("name"));
         if (name != null && name.isEmpty()) {
             name = null;
         }
@@ -259,7 +259,7 @@ public final class RlsConfigReader {
             return errors.size() > before ? null
                     : new RlsRule(domain, display(path), null, null, 0, true, shadow, name, replaces);
         }
-        String unitText = text(r.get("unit"));
+        String unitText = scalar(here, "rate_limit.unit", r.get("unit"));
         RlsUnit unit = unitText == null ? null : RlsUnit.parse(unitText);
         if (unit == null) {
             errors.add(here + ": rate_limit.unit: " + (unitText == null ? "is missing" : "'" + unitText
@@ -282,7 +282,7 @@ public final class RlsConfigReader {
                 errors.add(here + ": rate_limit.gridlimit is not a map (algorithm, capacity)");
             } else {
                 unknown(here + ": ", e, EXTENSION_FIELDS, "rate_limit.gridlimit.");
-                String a = text(e.get("algorithm"));
+                String a = scalar(here, "rate_limit.gridlimit.algorithm", e.get("algorithm"));
                 if (a == null) {
                     errors.add(here + ": rate_limit.gridlimit.algorithm is missing");
                 } else {
@@ -343,7 +343,7 @@ public final class RlsConfigReader {
                 continue;
             }
             unknown(here + ": ", m, Set.of("name"), at + ".");
-            String n = text(m.get("name"));
+            String n = scalar(here, at + ".name", m.get("name"));
             if (n == null || n.isEmpty()) {
                 errors.add(here + ": " + at + ".name is missing or empty");
             } else if (n.equals(own)) {
@@ -445,8 +445,13 @@ public final class RlsConfigReader {
         }
     }
 
-    private @Nullable String text(@Nullable Object value) {
-        return value == null ? null : value instanceof String s ? s : null;
+    /** A text field: null when absent; a list or map there is refused (never read as "no value"). */
+    private @Nullable String scalar(String here, String field, @Nullable Object value) {
+        if (value == null || value instanceof String) {
+            return (String) value;
+        }
+        errors.add(here + ": " + field + " is a " + (value instanceof List ? "list" : "map") + "; write one text");
+        return null;
     }
 
     private @Nullable Boolean bool(String here, String field, @Nullable Object value) {

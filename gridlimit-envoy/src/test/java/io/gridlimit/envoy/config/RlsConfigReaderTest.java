@@ -283,6 +283,22 @@ class RlsConfigReaderTest {
     }
 
     @Test
+    void aListOrMapWhereTextBelongsIsRefusedNeverReadAsAnyValue() throws IOException {
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    value: [a, b]
+                    value_to_metric: true
+                    rate_limit: {unit: {a: b}, requests_per_unit: 1}
+                """)).contains("domain 'd', descriptors[0]: value is a list; write one text")
+                .contains("value_to_metric: true is not supported by GridLimit")
+                .contains("rate_limit.unit is a map; write one text");
+        assertThat(refusal("domain: [a]\n")).endsWith(": domain is a list; write one text; " + dir.resolve("bad.yaml")
+                + ": domain is missing or empty");
+    }
+
+    @Test
     void replacesMustNameAnotherRuleOfTheDomain() throws IOException {
         assertThat(refusal("""
                 domain: d
