@@ -161,12 +161,20 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
         this.timer = t;
     }
 
-    /** Stops the timer. */
+    /** Stops the timer of the grid waits; calls still waiting then wait for the grid alone. */
     @PreDestroy
     public void close() {
         timer.shutdownNow();
     }
 
+    /**
+     * Answers one {@code ShouldRateLimit} call (the class comment gives the rules). Never blocks: the answer, or the
+     * call's error ({@code INVALID_ARGUMENT}, {@code DEADLINE_EXCEEDED}, {@code UNAVAILABLE}), is delivered on the
+     * thread that completes the last decision, or on this thread when nothing needs the grid.
+     *
+     * @param request the request as Envoy sent it
+     * @param out where the answer goes, exactly once
+     */
     @Override
     public void shouldRateLimit(RateLimitRequest request, StreamObserver<RateLimitResponse> out) {
         long budgetNanos = gridTimeoutNanos;
