@@ -6,6 +6,7 @@ import io.gridlimit.micronaut.config.CheckedValues;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Requires;
+import io.micronaut.context.env.Environment;
 import io.micronaut.context.exceptions.ConfigurationException;
 import io.micronaut.core.annotation.Nullable;
 
@@ -23,7 +24,8 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li>{@code gridlimit.envoy-rls.port}: the gRPC port, an integer in [1, 65535], default {@value #DEFAULT_PORT}
  *       (envoyproxy/ratelimit's own 8081 is GridLimit's internal port); it must differ from
- *       {@code micronaut.server.port} and {@code gridlimit.decision-api.port}.</li>
+ *       {@code micronaut.server.port} and {@code gridlimit.decision-api.port}, set or default (8080 outside tests;
+ *       8081 where {@code gridlimit.service.enabled}).</li>
  *   <li>{@code gridlimit.envoy-rls.host}: the IP literal it binds, default {@value #DEFAULT_HOST}, under the decision
  *       API host's rules ({@link CheckedValues#bindAddress}).</li>
  *   <li>{@code gridlimit.envoy-rls.config-files}: the envoyproxy/ratelimit YAML files, or directories of them
@@ -59,8 +61,13 @@ public class EnvoyRlsSettings {
         List<String> errors = new ArrayList<>();
         this.port = port(properties.getPort(), errors);
         this.host = CheckedValues.bindAddress(HOST_PROPERTY, properties.getHost(), DEFAULT_HOST, errors);
+        boolean service = context.getProperty("gridlimit.service.enabled", Boolean.class).orElse(false);
+        boolean test = context.getEnvironment().getActiveNames().contains(Environment.TEST);
         for (String other : List.of("micronaut.server.port", "gridlimit.decision-api.port")) {
-            Optional<Integer> taken = context.getProperty(other, Integer.class);
+            // the ports the service opens by default: 8080 (outside tests) and, in the service, 8081
+            Optional<Integer> taken = context.getProperty(other, Integer.class)
+                    .or(() -> other.startsWith("micronaut") ? (test ? Optional.empty() : Optional.of(8080))
+                            : service ? Optional.of(8081) : Optional.empty());
             if (taken.isPresent() && taken.get() == port) {
                 errors.add(PORT_PROPERTY + ": '" + port + "' is also " + other + "; the gRPC service needs a port of "
                         + "its own");

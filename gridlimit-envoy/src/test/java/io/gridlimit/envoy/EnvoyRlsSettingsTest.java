@@ -72,6 +72,9 @@ class EnvoyRlsSettingsTest {
         assertThat(bootError(props("gridlimit.envoy-rls.port", "9999", "gridlimit.decision-api.port", "9999")))
                 .contains("gridlimit.envoy-rls.port: '9999' is also gridlimit.decision-api.port; the gRPC service "
                         + "needs a port of its own");
+        // the service's default internal port, unset
+        assertThat(bootError(props("gridlimit.envoy-rls.port", "8081", "gridlimit.service.enabled", "true")))
+                .contains("gridlimit.envoy-rls.port: '8081' is also gridlimit.decision-api.port");
     }
 
     @Test
