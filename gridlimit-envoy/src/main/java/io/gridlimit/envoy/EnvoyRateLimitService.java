@@ -306,7 +306,7 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
         AtomicBoolean settled = new AtomicBoolean();
         CompletableFuture<Decision> pending;
         try {
-            pending = limiter.tryAcquireAsync(policy, check.key(), asked).toCompletableFuture();
+            pending = giveBack.decide(limiter, policy, check.key(), asked).toCompletableFuture();
         } catch (RuntimeException e) {
             pending = CompletableFuture.failedFuture(e);
         }

@@ -2,6 +2,9 @@ package io.gridlimit.envoy;
 
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
+import io.gridlimit.api.RateLimiter;
+
+import java.util.concurrent.CompletionStage;
 
 /**
  * The one seam through which the Envoy service returns what an admission took when the request it belonged to is not
@@ -9,9 +12,12 @@ import io.gridlimit.api.Policy;
  * descriptor of a request answered {@code UNAVAILABLE}, and a grid admission that arrived after the request was
  * already answered by the failure mode.
  *
- * <p>grid-core's {@code RateLimiter} has no give-back yet, so {@link #NONE} is the only implementation: nothing is
- * returned, and such consumption stands (the limiter under-admits, never over-admits). When a give-back lands in
- * grid-core, an implementation calling it replaces {@link #NONE} here and nothing else changes.
+ * <p>The seam owns both ends: how a descriptor is asked ({@link #decide}) and how an admission is returned
+ * ({@link #giveBack}), so that a give-back needing a handle taken at decision time (a reservation) is one
+ * implementation of this interface. grid-core's {@code RateLimiter} has no give-back yet, so {@link #NONE} asks with
+ * {@code tryAcquireAsync} and returns nothing: such consumption stands (the limiter under-admits, never over-admits).
+ * When a give-back lands in grid-core, an implementation that asks for a reservation and gives it back replaces
+ * {@link #NONE} ({@link GiveBackFactory}) and nothing else changes.
  */
 public interface GiveBack {
     /** Returns nothing: what an admission took stands. */
@@ -26,6 +32,20 @@ public interface GiveBack {
             // no give-back in grid-core yet: the consumption stands
         }
     };
+
+    /**
+     * Asks the limiter for one descriptor's decision. This default is {@link RateLimiter#tryAcquireAsync(Policy,
+     * String, long)}; a give-back that needs a handle asks for it here.
+     *
+     * @param limiter the application's limiter
+     * @param policy the descriptor's policy
+     * @param key its grid key
+     * @param cost the cost asked, in [1, 10^15]
+     * @return the pending decision, as {@code tryAcquireAsync} returns it
+     */
+    default CompletionStage<Decision> decide(RateLimiter limiter, Policy policy, String key, long cost) {
+        return limiter.tryAcquireAsync(policy, key, cost);
+    }
 
     /** @return whether {@link #giveBack} returns capacity (false: requests are decided descriptor by descriptor) */
     boolean returnsCapacity();
