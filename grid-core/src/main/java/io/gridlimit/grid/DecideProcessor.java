@@ -124,7 +124,7 @@ final class DecideProcessor
         backup = null;
         TimeSource source = timeSource != null ? timeSource : GridLimitHazelcast.timeSourceOf(instance);
         if (instance != null) {
-            PolicyCatalog.of(instance).remember(policy); // for the split-brain merge and the state-loss count
+            SeenPolicies.of(instance).remember(policy); // for the split-brain merge and the state-loss count
         }
         long nowNanos = source.nowNanos();
         LimiterState current = entry.getValue();

@@ -10,18 +10,18 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The IMap of each policy ({@code gridlimit.<policy>}, SPEC §8) with the {@link AsyncSubmitter} chosen for it,
  * looked up once per policy name; on a member, every policy asked for is remembered in the member's
- * {@link PolicyCatalog} (which the merge policy and the state-loss listener read). Thread-safe.
+ * {@link SeenPolicies} (which the merge policy and the state-loss listener read). Thread-safe.
  */
 final class PolicyMaps {
     private final HazelcastInstance instance;
     private final ConcurrentHashMap<String, PolicyMap> maps = new ConcurrentHashMap<>();
-    /** The member's policy catalog; null on a client. */
-    private final PolicyCatalog catalog;
+    /** The policies the member has seen; null on a client. */
+    private final SeenPolicies seen;
 
     /** @param instance a member or a client */
     PolicyMaps(HazelcastInstance instance) {
         this.instance = instance;
-        this.catalog = isMember() ? PolicyCatalog.of(instance) : null;
+        this.seen = isMember() ? SeenPolicies.of(instance) : null;
     }
 
     /** @return true when the instance is a member (it owns entries), false for a client */
@@ -30,12 +30,12 @@ final class PolicyMaps {
     }
 
     /**
-     * @param policy a policy, remembered in the member's catalog
+     * @param policy a policy, remembered in the member's seen policies
      * @return its map and submitter
      */
     PolicyMap get(Policy policy) {
-        if (catalog != null) {
-            catalog.remember(policy);
+        if (seen != null) {
+            seen.remember(policy);
         }
         return get(policy.name());
     }

@@ -15,60 +15,61 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
- * The policies a member has seen, by name: what the split-brain merge ({@link ConservativeMergePolicy}) and the
+ * The policies a member has seen, by name (not the grid's policy catalog, {@code PolicyCatalog}, which holds the
+ * versioned policies an operator changes): what the split-brain merge ({@link ConservativeMergePolicy}) and the
  * state-loss count ({@link StateLossListener}) need to read a stored state, since Hazelcast hands them a value
  * without its policy (a token bucket state does not carry its capacity or rate, a log state not its limit).
  *
- * <p>One catalog per member, kept in the member's {@code Config} user context under {@link #USER_CONTEXT_KEY}.
- * It fills itself: every decision run on the member ({@code DecideProcessor}) and every decision asked through a
+ * <p>One per member, kept in the member's {@code Config} user context under {@link #USER_CONTEXT_KEY}.
+ * They fill themselves: every decision run on the member ({@code DecideProcessor}) and every decision asked through a
  * {@link HazelcastRateLimiter} on the member remembers its policy (the latest parameters per name win); an
  * application may also {@link #remember} its configured policies at boot, so that a member that has not yet
  * decided for a policy knows it too. Thread-safe.
  */
-public final class PolicyCatalog {
-    /** Key under which a member's {@code Config} user context holds its catalog. */
-    public static final String USER_CONTEXT_KEY = "io.gridlimit.grid.PolicyCatalog";
+public final class SeenPolicies {
+    /** Key under which a member's {@code Config} user context holds its seen policies. */
+    public static final String USER_CONTEXT_KEY = "io.gridlimit.grid.SeenPolicies";
 
     private final ConcurrentHashMap<String, Policy> byName = new ConcurrentHashMap<>();
 
-    /** Creates an empty catalog (usually reached through {@link #of(HazelcastInstance)} instead). */
-    public PolicyCatalog() {
+    /** Creates an empty set (usually reached through {@link #of(HazelcastInstance)} instead). */
+    public SeenPolicies() {
     }
 
     /**
-     * Returns the catalog of a member, creating it on first use.
+     * Returns the seen policies of a member, creating it on first use.
      *
-     * @param member a running member (on a client the catalog is local to the client and unused)
-     * @return the member's catalog, never null
+     * @param member a running member (on a client the set is local to the client and unused)
+     * @return the member's seen policies, never null
      * @throws NullPointerException if {@code member} is null
      * @throws IllegalStateException if the user context holds something else under {@link #USER_CONTEXT_KEY}
      */
-    public static PolicyCatalog of(HazelcastInstance member) {
+    public static SeenPolicies of(HazelcastInstance member) {
         return of(Objects.requireNonNull(member, "member").getConfig().getUserContext());
     }
 
     /**
-     * Returns the catalog a member started from {@code config} will use, creating it if absent.
+     * Returns the seen policies a member started from {@code config} will use, creating it if absent.
      *
      * @param config a member configuration
-     * @return the catalog, never null
+     * @return the seen policies, never null
      * @throws NullPointerException if {@code config} is null
      * @throws IllegalStateException if the user context holds something else under {@link #USER_CONTEXT_KEY}
      */
-    public static PolicyCatalog of(Config config) {
+    public static SeenPolicies of(Config config) {
         return of(Objects.requireNonNull(config, "config").getUserContext());
     }
 
-    private static PolicyCatalog of(ConcurrentMap<String, Object> context) {
+    private static SeenPolicies of(ConcurrentMap<String, Object> context) {
         Object found = context.get(USER_CONTEXT_KEY);
         if (found == null) {
-            found = context.computeIfAbsent(USER_CONTEXT_KEY, k -> new PolicyCatalog());
+            found = context.computeIfAbsent(USER_CONTEXT_KEY, k -> new SeenPolicies());
         }
-        if (found instanceof PolicyCatalog catalog) {
-            return catalog;
+        if (found instanceof SeenPolicies seen) {
+            return seen;
         }
         throw new IllegalStateException("the user context entry " + USER_CONTEXT_KEY + " holds a "
-                + found.getClass().getName() + ", not a PolicyCatalog");
+                + found.getClass().getName() + ", not a SeenPolicies");
     }
 
     /**
@@ -169,6 +170,6 @@ public final class PolicyCatalog {
 
     @Override
     public String toString() {
-        return "PolicyCatalog" + byName.keySet();
+        return "SeenPolicies" + byName.keySet();
     }
 }
