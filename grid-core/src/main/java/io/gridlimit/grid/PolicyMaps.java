@@ -24,6 +24,30 @@ final class PolicyMaps {
         this.seen = isMember() ? SeenPolicies.of(instance) : null;
     }
 
+    /** The grid's policy catalog whose versions decisions carry, or null. */
+    private volatile PolicyCatalog catalog;
+
+    /** @param policyCatalog the catalog whose versions decisions carry (docs/SPEC.md §11), or null */
+    void useCatalog(PolicyCatalog policyCatalog) {
+        this.catalog = policyCatalog;
+    }
+
+    /**
+     * The catalog version a decision of {@code policy} carries: its version when it is the catalog's current policy
+     * of its name and every member reads the catalog's wire types; else 0 (the form without a version).
+     *
+     * @param policy a policy
+     * @return the version, or 0
+     */
+    long versionOf(Policy policy) {
+        PolicyCatalog c = catalog;
+        if (c == null) {
+            return 0;
+        }
+        long version = c.versionOf(policy);
+        return version > 0 && CatalogSupport.everyMember(instance) ? version : 0;
+    }
+
     /** @return true when the instance is a member (it owns entries), false for a client */
     boolean isMember() {
         return instance.getLocalEndpoint() instanceof Member;

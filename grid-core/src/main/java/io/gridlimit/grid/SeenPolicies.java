@@ -30,7 +30,14 @@ public final class SeenPolicies {
     /** Key under which a member's {@code Config} user context holds its seen policies. */
     public static final String USER_CONTEXT_KEY = "io.gridlimit.grid.SeenPolicies";
 
+    /** Most earlier parameter sets, and most catalog versions, remembered per policy name. */
+    static final int HISTORY = 8;
+
     private final ConcurrentHashMap<String, Policy> byName = new ConcurrentHashMap<>();
+    /** Per name, the distinct parameter sets remembered, most recent first (at most {@link #HISTORY}). */
+    private final ConcurrentHashMap<String, Policy[]> history = new ConcurrentHashMap<>();
+    /** Per name, the catalog versions known, highest first (at most {@link #HISTORY}). */
+    private final ConcurrentHashMap<String, Versioned[]> versions = new ConcurrentHashMap<>();
 
     /** Creates an empty set (usually reached through {@link #of(HazelcastInstance)} instead). */
     public SeenPolicies() {
@@ -82,7 +89,116 @@ public final class SeenPolicies {
         Policy known = byName.get(policy.name());
         if (known != policy && !policy.equals(known)) {
             byName.put(policy.name(), policy);
+            history.compute(policy.name(), (n, h) -> pushFront(h, policy));
         }
+    }
+
+    private static Policy[] pushFront(Policy[] h, Policy policy) {
+        List<Policy> next = new ArrayList<>(HISTORY);
+        next.add(policy);
+        if (h != null) {
+            for (Policy p : h) {
+                if (next.size() < HISTORY && !p.equals(policy)) {
+                    next.add(p);
+                }
+            }
+        }
+        return next.toArray(new Policy[0]);
+    }
+
+    /**
+     * Returns the parameter sets remembered under a name, most recent first: the candidates a carry-over
+     * ({@link io.gridlimit.algorithm.CarryOver}) reads an unfamiliar state with.
+     *
+     * @param policyName a policy name
+     * @return at most {@link #HISTORY} policies, most recently remembered first; empty when none
+     */
+    public List<Policy> recent(String policyName) {
+        Policy[] h = history.get(policyName);
+        return h == null ? List.of() : List.of(h);
+    }
+
+    /**
+     * A policy as a version of the grid's policy catalog ({@link PolicyCatalog}) defines it.
+     *
+     * @param version the catalog version, >= 1
+     * @param policy the policy of that version
+     */
+    public record Versioned(long version, Policy policy) {
+    }
+
+    /**
+     * Remembers a catalog version of a policy (kept among the {@link #HISTORY} highest versions of its name) and
+     * returns the newest version known: what the owner of a key decides with (SPEC §11), whichever version the
+     * asking replica sent.
+     *
+     * @param version the version, >= 1
+     * @param policy the policy of that version
+     * @return the highest version known under the policy's name, never older than {@code version}'s
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public Versioned rememberVersion(long version, Policy policy) {
+        Versioned[] known = versions.get(policy.name());
+        if (known != null && known[0].version() >= version && contains(known, version)) {
+            return known[0];
+        }
+        return versions.compute(policy.name(), (n, v) -> insert(v, new Versioned(version, policy)))[0];
+    }
+
+    /**
+     * @param policyName a policy name
+     * @return the highest catalog version known under that name, or null when none
+     */
+    public Versioned newest(String policyName) {
+        Versioned[] known = versions.get(policyName);
+        return known == null ? null : known[0];
+    }
+
+    private static boolean contains(Versioned[] known, long version) {
+        for (Versioned v : known) {
+            if (v.version() == version) {
+                return true;
+            }
+        }
+        return known.length == HISTORY && known[HISTORY - 1].version() > version; // older than all kept: ignore
+    }
+
+    private static Versioned[] insert(Versioned[] known, Versioned added) {
+        List<Versioned> next = new ArrayList<>(HISTORY + 1);
+        if (known != null) {
+            next.addAll(List.of(known));
+        }
+        if (next.stream().noneMatch(v -> v.version() == added.version())) {
+            next.add(added);
+        }
+        next.sort((x, y) -> Long.compare(y.version(), x.version()));
+        return next.subList(0, Math.min(HISTORY, next.size())).toArray(new Versioned[0]);
+    }
+
+    /**
+     * Returns the catalog versions known under a name below {@code version}, newest first, then the other
+     * parameter sets remembered ({@link #recent}): the earlier policies a carry-over tries.
+     *
+     * @param policyName a policy name
+     * @param version the version being applied
+     * @return the earlier policies, newest first; empty when none
+     */
+    public List<Policy> earlier(String policyName, long version) {
+        List<Policy> out = new ArrayList<>();
+        Versioned[] known = versions.get(policyName);
+        if (known != null) {
+            for (Versioned v : known) {
+                if (v.version() < version) {
+                    out.add(v.policy());
+                }
+            }
+        }
+        for (Policy p : recent(policyName)) {
+            if (!out.contains(p)) {
+                out.add(p);
+            }
+        }
+        return out;
     }
 
     /**
