@@ -23,8 +23,8 @@ import java.util.Objects;
  *   <li>{@link Op#DELETE}: the same version check on a live record; writes a tombstone (version + 1).</li>
  *   <li>{@link Op#SEED}: configuration's rule: a policy the catalog lacks (absent or deleted) is created, origin
  *   {@link PolicyRecord.Origin#CONFIGURATION}; a live record seeded by configuration with other parameters is
- *   changed (version + 1); a record the API changed is left as it is ({@link Status#UNCHANGED}, and the caller
- *   logs the difference).</li>
+ *   changed (version + 1); a record the API changed or deleted is left as it is ({@link Status#UNCHANGED}, and the
+ *   caller logs the difference).</li>
  * </ul>
  * The record's time is the owner's cluster time, read once. The backup receives the record computed here
  * ({@link CatalogWriteProcessor}), never a re-run. Wire form (class id
@@ -111,7 +111,8 @@ final class CatalogUpdateProcessor
         PolicyRecord current = entry.getValue();
         boolean live = current != null && current.live();
         if (op == Op.SEED) {
-            if (live && (current.origin() == PolicyRecord.Origin.API || current.policy().equals(policy))) {
+            if (current != null && current.origin() == PolicyRecord.Origin.API
+                    || live && current.policy().equals(policy)) {
                 return new Result(Status.UNCHANGED, current, current);
             }
             return write(entry, current, PolicyRecord.Origin.CONFIGURATION);

@@ -72,8 +72,8 @@ public final class PolicyCatalog implements AutoCloseable {
     private final SeenPolicies seen;
     private final int maxOverrides;
     private final String replicaId;
-    private final UUID policyListener;
-    private final UUID overrideListener;
+    private volatile UUID policyListener;
+    private volatile UUID overrideListener;
     private final UUID lifecycleListener;
     private final ScheduledExecutorService refresher;
     private volatile String referencesValue;
@@ -87,8 +87,6 @@ public final class PolicyCatalog implements AutoCloseable {
         boolean member = instance.getLocalEndpoint() instanceof Member;
         this.seen = member ? SeenPolicies.of(instance) : null;
         this.replicaId = instance.getLocalEndpoint().getUuid().toString();
-        this.policyListener = policies.addEntryListener(new PolicyEvents(), true);
-        this.overrideListener = overrides.addEntryListener(new OverrideEvents(), true);
         this.lifecycleListener = member ? null : instance.getLifecycleService().addLifecycleListener(e -> {
             if (e.getState() == LifecycleEvent.LifecycleState.CLIENT_CONNECTED) {
                 Thread reload = new Thread(this::reloadQuietly, "gridlimit-catalog-reload");
@@ -96,7 +94,11 @@ public final class PolicyCatalog implements AutoCloseable {
                 reload.start();
             }
         });
-        reload();
+        if (member) {
+            connect();
+        } else {
+            reloadQuietly(); // a client still connecting loads when it connects
+        }
         this.refresher = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "gridlimit-catalog-references");
             t.setDaemon(true);
@@ -107,7 +109,8 @@ public final class PolicyCatalog implements AutoCloseable {
     }
 
     /**
-     * Starts the catalog of an instance: registers the listeners, then loads both maps (blocking: call at boot).
+     * Starts the catalog of an instance: registers the listeners, then loads both maps (blocking: call at boot). A
+     * client not yet connected loads them when it connects; until then the copy is empty.
      *
      * @param instance a running member or client, configured with {@link GridLimitHazelcast}
      * @return the catalog; close it before the instance
@@ -140,10 +143,21 @@ public final class PolicyCatalog implements AutoCloseable {
 
     private void reloadQuietly() {
         try {
-            reload();
+            connect();
         } catch (RuntimeException e) {
-            // the next reconnect or event brings the copy up to date
+            // offline: the next connection brings the copy up to date
         }
+    }
+
+    /** Registers the listeners (once), then loads both maps. */
+    private synchronized void connect() {
+        if (policyListener == null) {
+            policyListener = policies.addEntryListener(new PolicyEvents(), true);
+        }
+        if (overrideListener == null) {
+            overrideListener = overrides.addEntryListener(new OverrideEvents(), true);
+        }
+        reload();
     }
 
     private void reload() {
@@ -532,8 +546,12 @@ public final class PolicyCatalog implements AutoCloseable {
     public void close() {
         refresher.shutdownNow();
         try {
-            policies.removeEntryListener(policyListener);
-            overrides.removeEntryListener(overrideListener);
+            if (policyListener != null) {
+                policies.removeEntryListener(policyListener);
+            }
+            if (overrideListener != null) {
+                overrides.removeEntryListener(overrideListener);
+            }
             if (lifecycleListener != null) {
                 instance.getLifecycleService().removeLifecycleListener(lifecycleListener);
             }
