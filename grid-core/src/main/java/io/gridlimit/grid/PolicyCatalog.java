@@ -63,9 +63,8 @@ public final class PolicyCatalog implements AutoCloseable {
     static final char OVERRIDE_SEPARATOR = '|';
 
     private final HazelcastInstance instance;
-    private final IMap<String, PolicyRecord> policies;
-    private final IMap<String, String> overrides;
-    private final IMap<String, String> references;
+    /** Run after each (re)connection's reload, on the reload thread. */
+    private final List<Runnable> onConnect = new CopyOnWriteArrayList<>();
     private final ConcurrentHashMap<String, PolicyRecord> local = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, String> localOverrides = new ConcurrentHashMap<>();
     private final List<Consumer<PolicyRecord>> listeners = new CopyOnWriteArrayList<>();
@@ -81,9 +80,6 @@ public final class PolicyCatalog implements AutoCloseable {
     private PolicyCatalog(HazelcastInstance instance, int maxOverrides) {
         this.instance = instance;
         this.maxOverrides = maxOverrides;
-        this.policies = instance.getMap(POLICIES_MAP);
-        this.overrides = instance.getMap(OVERRIDES_MAP);
-        this.references = instance.getMap(REFERENCES_MAP);
         boolean member = instance.getLocalEndpoint() instanceof Member;
         this.seen = member ? SeenPolicies.of(instance) : null;
         this.replicaId = instance.getLocalEndpoint().getUuid().toString();
@@ -136,6 +132,29 @@ public final class PolicyCatalog implements AutoCloseable {
         return new PolicyCatalog(instance, maxOverrides);
     }
 
+    // The maps are looked up on each use (Hazelcast caches the proxies): a client still connecting cannot create one.
+    private IMap<String, PolicyRecord> policies() {
+        return instance.getMap(POLICIES_MAP);
+    }
+
+    private IMap<String, String> overrides() {
+        return instance.getMap(OVERRIDES_MAP);
+    }
+
+    private IMap<String, String> references() {
+        return instance.getMap(REFERENCES_MAP);
+    }
+
+    /**
+     * Runs a task after every later (re)connection of a client, once its copy is reloaded (on a thread of its own):
+     * for what must reach the grid but could not at boot, such as seeding. Never run on a member.
+     *
+     * @param task a blocking task is fine
+     */
+    public void onReconnect(Runnable task) {
+        onConnect.add(Objects.requireNonNull(task, "task"));
+    }
+
     /** @return most overrides the catalog accepts */
     public int maxOverrides() {
         return maxOverrides;
@@ -145,26 +164,33 @@ public final class PolicyCatalog implements AutoCloseable {
         try {
             connect();
         } catch (RuntimeException e) {
-            // offline: the next connection brings the copy up to date
+            return; // offline: the next connection brings the copy up to date
+        }
+        for (Runnable task : onConnect) {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                // the task reports its own failure; the next connection runs it again
+            }
         }
     }
 
     /** Registers the listeners (once), then loads both maps. */
     private synchronized void connect() {
         if (policyListener == null) {
-            policyListener = policies.addEntryListener(new PolicyEvents(), true);
+            policyListener = policies().addEntryListener(new PolicyEvents(), true);
         }
         if (overrideListener == null) {
-            overrideListener = overrides.addEntryListener(new OverrideEvents(), true);
+            overrideListener = overrides().addEntryListener(new OverrideEvents(), true);
         }
         reload();
     }
 
     private void reload() {
-        for (Map.Entry<String, PolicyRecord> e : policies.entrySet()) {
+        for (Map.Entry<String, PolicyRecord> e : policies().entrySet()) {
             apply(e.getValue());
         }
-        Map<String, String> all = Map.copyOf(overrides);
+        Map<String, String> all = Map.copyOf(overrides());
         localOverrides.keySet().retainAll(all.keySet());
         localOverrides.putAll(all);
     }
@@ -390,7 +416,7 @@ public final class PolicyCatalog implements AutoCloseable {
 
     private Change change(CatalogUpdateProcessor processor) {
         requireSupport();
-        CatalogUpdateProcessor.Result r = policies.executeOnKey(processor.name(), processor);
+        CatalogUpdateProcessor.Result r = policies().executeOnKey(processor.name(), processor);
         apply(r.after());
         return new Change(Status.valueOf(r.status().name()), r.before(), r.after());
     }
@@ -427,6 +453,7 @@ public final class PolicyCatalog implements AutoCloseable {
     public OverrideStatus putOverride(String policyName, String key, String target, String expectedTarget) {
         requireSupport();
         String k = overrideKey(policyName, key);
+        IMap<String, String> overrides = overrides();
         boolean exists = localOverrides.containsKey(k) || overrides.containsKey(k);
         if (!exists && overrides.size() >= maxOverrides) {
             return OverrideStatus.FULL;
@@ -457,6 +484,7 @@ public final class PolicyCatalog implements AutoCloseable {
     public OverrideStatus removeOverride(String policyName, String key, String expectedTarget) {
         requireSupport();
         String k = overrideKey(policyName, key);
+        IMap<String, String> overrides = overrides();
         if (expectedTarget == null) {
             String removed = overrides.remove(k);
             localOverrides.remove(k);
@@ -478,7 +506,7 @@ public final class PolicyCatalog implements AutoCloseable {
      * @return the target, or null
      */
     public String readOverride(String policyName, String key) {
-        String target = overrides.get(overrideKey(policyName, key));
+        String target = overrides().get(overrideKey(policyName, key));
         String k = overrideKey(policyName, key);
         if (target == null) {
             localOverrides.remove(k);
@@ -507,7 +535,7 @@ public final class PolicyCatalog implements AutoCloseable {
             return;
         }
         try {
-            references.set(replicaId, value, REFERENCE_TTL_SECONDS, TimeUnit.SECONDS);
+            references().set(replicaId, value, REFERENCE_TTL_SECONDS, TimeUnit.SECONDS);
         } catch (RuntimeException e) {
             // the grid is away: refreshed at the next tick
         }
@@ -521,7 +549,7 @@ public final class PolicyCatalog implements AutoCloseable {
      */
     public List<String> referencesTo(String policyName) {
         List<String> out = new ArrayList<>();
-        for (Map.Entry<String, String> e : references.entrySet()) {
+        for (Map.Entry<String, String> e : references().entrySet()) {
             for (String line : e.getValue().split("\n")) {
                 int tab = line.indexOf('\t');
                 if (tab > 0 && line.substring(0, tab).equals(policyName)) {
@@ -547,16 +575,16 @@ public final class PolicyCatalog implements AutoCloseable {
         refresher.shutdownNow();
         try {
             if (policyListener != null) {
-                policies.removeEntryListener(policyListener);
+                policies().removeEntryListener(policyListener);
             }
             if (overrideListener != null) {
-                overrides.removeEntryListener(overrideListener);
+                overrides().removeEntryListener(overrideListener);
             }
             if (lifecycleListener != null) {
                 instance.getLifecycleService().removeLifecycleListener(lifecycleListener);
             }
             if (referencesValue != null) {
-                references.delete(replicaId);
+                references().delete(replicaId);
             }
         } catch (RuntimeException e) {
             // the instance is shutting down: its listeners and entries go with it (references expire by TTL)

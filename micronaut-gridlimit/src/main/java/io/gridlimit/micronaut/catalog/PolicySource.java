@@ -88,7 +88,10 @@ public class PolicySource {
         if (properties.enabled() && limiters.get() instanceof HazelcastRateLimiter hazelcast) {
             c = catalogs.get();
             hazelcast.useCatalog(c);
-            seed(c);
+            if (!seed(c)) {
+                PolicyCatalog seeded = c;
+                c.onReconnect(() -> seed(seeded)); // a client not yet connected seeds when it connects
+            }
             c.registerReferences(references());
             metrics.track(c);
         }
@@ -147,7 +150,9 @@ public class PolicySource {
         }
     }
 
-    private void seed(PolicyCatalog c) {
+    /** @return false when a policy could not be seeded (the grid is not reachable yet) */
+    private boolean seed(PolicyCatalog c) {
+        boolean all = true;
         String replica = "configuration of replica " + c.replicaId();
         for (Policy p : config.policies().values()) {
             try {
@@ -165,10 +170,13 @@ public class PolicySource {
                             change.before().version(), change.after().version(), p);
                 }
             } catch (RuntimeException e) {
+                all = false;
                 LOG.warn("policy '{}' could not be seeded into the policy catalog ({}); this replica decides it "
-                        + "with its configuration until the catalog holds it", p.name(), e.toString());
+                        + "with its configuration until the catalog holds it (seeded again once connected)",
+                        p.name(), e.toString());
             }
         }
+        return all;
     }
 
     private Map<String, List<String>> references() {
