@@ -40,6 +40,9 @@ public class DecisionApiTokenFilter implements Ordered {
     /** Detail of the admin API's 401 without credentials. */
     static final String ADMIN_MISSING_DETAIL = "the admin API requires Authorization: Bearer <token>"
             + " (gridlimit.admin-api.token, else gridlimit.decision-api.token)";
+    /** Detail of the admin API's 403 to a caller that is not on this host, without a token configured. */
+    static final String ADMIN_LOCAL_ONLY_DETAIL = "without gridlimit.admin-api.token (or gridlimit.decision-api.token)"
+            + " the admin API answers callers on this host only";
     /** Detail of the 401 with wrong credentials. */
     static final String INVALID_DETAIL = "the bearer token is not valid";
 
@@ -71,7 +74,10 @@ public class DecisionApiTokenFilter implements Ordered {
         boolean admin = path.equals(PolicyAdminController.PATH) || path.startsWith(PolicyAdminController.PATH + "/");
         byte[] token = admin ? adminToken : this.token;
         if (token == null) {
-            return null;
+            // without a token the admin API answers local callers only (kubectl port-forward, exec): an internal
+            // port opened to decision-API callers (k8s/) never lets them change policies (docs/SPEC.md §11)
+            return admin && !fromLoopback(request) ? ApiProblems.of(HttpStatus.FORBIDDEN, ADMIN_LOCAL_ONLY_DETAIL)
+                    : null;
         }
         List<String> values = request.getHeaders().getAll(HttpHeaders.AUTHORIZATION);
         if (values.isEmpty()) {
@@ -81,6 +87,11 @@ public class DecisionApiTokenFilter implements Ordered {
             return null;
         }
         return unauthorized(INVALID_DETAIL, CHALLENGE + ", error=\"invalid_token\"");
+    }
+
+    private static boolean fromLoopback(HttpRequest<?> request) {
+        java.net.InetSocketAddress peer = request.getRemoteAddress();
+        return peer != null && peer.getAddress() != null && peer.getAddress().isLoopbackAddress();
     }
 
     private static boolean matches(String credentials, byte[] token) {

@@ -60,6 +60,31 @@ class AdminApiTokenTest {
     }
 
     @Test
+    void withoutAnyTokenOnlyCallersOnThisHostMayUseIt() throws Exception {
+        java.net.InetAddress other = null;
+        for (java.net.NetworkInterface nic : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+            for (java.net.InetAddress address : java.util.Collections.list(nic.getInetAddresses())) {
+                if (address instanceof java.net.Inet4Address && !address.isLoopbackAddress()) {
+                    other = address;
+                }
+            }
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(other != null, "no non-loopback IPv4 address on this host");
+        Map<String, Object> p = ServiceProperties.standalone();
+        p.put("gridlimit.decision-api.host", "0.0.0.0");
+        try (EmbeddedServer server = ApplicationContext.run(EmbeddedServer.class, p)) {
+            int port = ServiceProperties.internalUrl(server.getApplicationContext()).getPort();
+            PeerHttp.Response remote = PeerHttp.send(other.getHostAddress(), port, "PUT", "/v1/policies/x", BODY);
+            assertThat(remote.status()).isEqualTo(403);
+            assertThat(remote.body()).contains("the admin API answers callers on this host only");
+            assertThat(send(port, "GET", "/v1/policies/x").status()).as("nothing created").isEqualTo(404);
+            // the decision API keeps answering that caller
+            assertThat(PeerHttp.send(other.getHostAddress(), port, "POST", "/v1/ratelimit/check",
+                    "{\"policy\":\"demo\",\"key\":\"k\"}").status()).isEqualTo(200);
+        }
+    }
+
+    @Test
     void disabledTheAdminApiDoesNotExist() {
         Map<String, Object> p = ServiceProperties.standalone();
         p.put(AdminApiSettings.ENABLED_PROPERTY, "false");
