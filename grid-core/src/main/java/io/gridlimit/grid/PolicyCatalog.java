@@ -57,6 +57,8 @@ public final class PolicyCatalog implements AutoCloseable {
     public static final String REFERENCES_MAP = "gridlimit-references";
     /** Seconds a replica's references live unless refreshed. */
     public static final int REFERENCE_TTL_SECONDS = 30;
+    /** Most policy names the catalog holds, deletions included: a new name beyond it is refused. */
+    public static final int MAX_POLICIES = 10_000;
     /** Default most overrides the catalog holds. */
     public static final int DEFAULT_MAX_OVERRIDES = 100_000;
     /** The separator of an override's map key: {@code <policy>|<key>}. */
@@ -351,7 +353,9 @@ public final class PolicyCatalog implements AutoCloseable {
         /** The expected version did not match the current one: nothing written. */
         CONFLICT,
         /** A deletion of a policy the catalog does not hold. */
-        NOT_FOUND
+        NOT_FOUND,
+        /** A new policy name beyond {@link #MAX_POLICIES}: nothing written. */
+        FULL
     }
 
     /**
@@ -376,10 +380,14 @@ public final class PolicyCatalog implements AutoCloseable {
      * @param policy the new policy
      * @param expectedVersion {@link #ANY_VERSION}, {@link #NO_VERSION}, or the version it must replace
      * @param changedBy the caller's identity, or null
-     * @return the change; the local copy already holds its result
+     * @return the change; the local copy already holds its result; {@link Status#FULL} (nothing written) for a new
+     *     name when the catalog holds {@link #MAX_POLICIES} names
      * @throws IllegalStateException if a member of the cluster does not read the catalog (a rolling upgrade)
      */
     public Change put(Policy policy, long expectedVersion, String changedBy) {
+        if (!local.containsKey(policy.name()) && local.size() >= MAX_POLICIES) {
+            return new Change(Status.FULL, null, null);
+        }
         return change(new CatalogUpdateProcessor(policy.name(), CatalogUpdateProcessor.Op.PUT, expectedVersion,
                 changedBy, policy));
     }

@@ -159,6 +159,10 @@ public class PolicyAdminController {
         long expected = expectedVersion(request);
         String caller = caller(request);
         PolicyCatalog.Change change = change(() -> catalog().put(policy, expected, caller));
+        if (change.status() == PolicyCatalog.Status.FULL) {
+            throw new AdminProblem(HttpStatus.CONFLICT, "the catalog holds " + PolicyCatalog.MAX_POLICIES
+                    + " policy names (deletions included), the most it takes; reuse a name");
+        }
         PolicyRecord after = change.after();
         if (change.status() == PolicyCatalog.Status.CONFLICT) {
             throw preconditionFailed(name, change.after());

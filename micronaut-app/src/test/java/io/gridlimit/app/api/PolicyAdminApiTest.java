@@ -184,6 +184,10 @@ class PolicyAdminApiTest {
         PeerHttp.Response overridden = PeerHttp.send("127.0.0.9", publicPort, "GET", "/demo/hello", "");
         assertThat(overridden.status()).isEqualTo(200);
         assertThat(overridden.header("RateLimit-Policy")).isEqualTo("\"gold\";q=2;w=3600");
+        // the decision API applies the override too
+        assertThat(admin("POST", "/v1/ratelimit/check", "{\"policy\":\"demo\",\"key\":\"ip:127.0.0.9\"}").body())
+                .isEqualTo("{\"allowed\":true,\"limit\":2,\"remaining\":0,\"resetAfterMillis\":3600000,"
+                        + "\"retryAfterMillis\":null,\"policy\":\"gold\",\"band\":null}");
         PeerHttp.Response other = PeerHttp.send("127.0.0.10", publicPort, "GET", "/demo/hello", "");
         assertThat(other.header("RateLimit-Policy")).isEqualTo("\"demo\";q=5;w=10");
 

@@ -73,12 +73,14 @@ public class PolicySource {
      * @param clientIp decides whether a peer is a trusted proxy
      * @param selectors the application's plan selector, if any
      * @param metrics the catalog's meters
+     * @param annotated the {@code @RateLimited} rules, whose policies are registered as references too
      * @throws ConfigurationException naming each bad plan property and value
      */
     public PolicySource(GridLimitConfig config, BeanProvider<RateLimiter> limiters, BeanProvider<PolicyCatalog> catalogs,
                         CatalogProperties properties, Collection<PlanProperties> plans,
                         Collection<RouteProperties> routes, ClientIpResolver clientIp,
-                        BeanProvider<PolicySelector> selectors, CatalogMetrics metrics) {
+                        BeanProvider<PolicySelector> selectors, CatalogMetrics metrics,
+                        BeanProvider<io.gridlimit.micronaut.filter.RateLimitedRoutes> annotated) {
         this.config = config;
         this.clientIp = clientIp;
         this.metrics = metrics;
@@ -92,7 +94,7 @@ public class PolicySource {
                 PolicyCatalog seeded = c;
                 c.onReconnect(() -> seed(seeded)); // a client not yet connected seeds when it connects
             }
-            c.registerReferences(references());
+            c.registerReferences(references(annotated.isPresent() ? annotated.get().rules() : List.of()));
             metrics.track(c);
         }
         this.catalog = c;
@@ -179,13 +181,15 @@ public class PolicySource {
         return all;
     }
 
-    private Map<String, List<String>> references() {
-        Map<String, List<String>> refs = new TreeMap<>();
-        for (RouteRule rule : config.routes()) {
-            refs.computeIfAbsent(rule.policy().name(), k -> new ArrayList<>()).add(rule.origin());
+    private Map<String, Set<String>> references(Collection<RouteRule> annotations) {
+        Map<String, Set<String>> refs = new TreeMap<>(); // sets: one method may hold several routes (GET, HEAD)
+        List<RouteRule> rules = new ArrayList<>(config.routes());
+        rules.addAll(annotations);
+        for (RouteRule rule : rules) {
+            refs.computeIfAbsent(rule.policy().name(), k -> new LinkedHashSet<>()).add(rule.origin());
             Plan plan = plansByRoute.get(rule.origin());
             if (plan != null) {
-                plan.policies().values().forEach(p -> refs.computeIfAbsent(p.name(), k -> new ArrayList<>())
+                plan.policies().values().forEach(p -> refs.computeIfAbsent(p.name(), k -> new LinkedHashSet<>())
                         .add(rule.origin() + " (plan " + plan.name() + ")"));
             }
         }

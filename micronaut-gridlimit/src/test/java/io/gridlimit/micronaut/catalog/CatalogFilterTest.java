@@ -73,7 +73,8 @@ class CatalogFilterTest implements TestPropertyProvider {
         });
         assertThat(meters.find("gridlimit.policy.version").tag("policy", "gold").gauge().value()).isEqualTo(1.0);
         assertThat(catalog.referencesTo("free")).hasSize(3);
-        assertThat(catalog.referencesTo("annot")).as("annotations are not registered").isEmpty();
+        assertThat(catalog.referencesTo("annot")).singleElement().asString()
+                .startsWith("@RateLimited on TestController#annotated on replica ");
         assertThat(catalog.referencesTo("gold")).singleElement().asString()
                 .startsWith("gridlimit.routes[0] (plan tiers) on replica ");
     }
