@@ -68,7 +68,7 @@ public final class PolicyCatalog implements AutoCloseable {
     /** Run after each (re)connection's reload, on the reload thread. */
     private final List<Runnable> onConnect = new CopyOnWriteArrayList<>();
     private final ConcurrentHashMap<String, PolicyRecord> local = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, String> localOverrides = new ConcurrentHashMap<>();
+    private final LocalOverrides localOverrides = new LocalOverrides();
     private final List<Consumer<PolicyRecord>> listeners = new CopyOnWriteArrayList<>();
     private final SeenPolicies seen;
     private final int maxOverrides;
@@ -193,7 +193,7 @@ public final class PolicyCatalog implements AutoCloseable {
             apply(e.getValue());
         }
         Map<String, String> all = Map.copyOf(overrides());
-        localOverrides.keySet().retainAll(all.keySet());
+        localOverrides.retainAll(all.keySet());
         localOverrides.putAll(all);
     }
 
@@ -303,7 +303,7 @@ public final class PolicyCatalog implements AutoCloseable {
      * @return the name of the policy that decides this key instead, or null
      */
     public String overrideFor(String policyName, String key) {
-        return localOverrides.isEmpty() ? null : localOverrides.get(overrideKey(policyName, key));
+        return localOverrides.get(policyName, key);
     }
 
     /**
@@ -596,6 +596,64 @@ public final class PolicyCatalog implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             // the instance is shutting down: its listeners and entries go with it (references expire by TTL)
+        }
+    }
+
+    /**
+     * The local copy of the overrides, by policy then key, so that a lookup on the decision path builds no string
+     * (the map's own key is {@code <policy>|<key>}). Thread-safe.
+     */
+    private static final class LocalOverrides {
+        private final ConcurrentHashMap<String, ConcurrentHashMap<String, String>> byPolicy = new ConcurrentHashMap<>();
+        private final java.util.concurrent.atomic.AtomicInteger size = new java.util.concurrent.atomic.AtomicInteger();
+
+        String get(String policyName, String key) {
+            ConcurrentHashMap<String, String> keys = byPolicy.get(policyName);
+            return keys == null ? null : keys.get(key);
+        }
+
+        boolean containsKey(String mapKey) {
+            int bar = mapKey.indexOf(OVERRIDE_SEPARATOR);
+            return get(mapKey.substring(0, bar), mapKey.substring(bar + 1)) != null;
+        }
+
+        void put(String mapKey, String target) {
+            int bar = mapKey.indexOf(OVERRIDE_SEPARATOR);
+            if (byPolicy.computeIfAbsent(mapKey.substring(0, bar), p -> new ConcurrentHashMap<>())
+                    .put(mapKey.substring(bar + 1), target) == null) {
+                size.incrementAndGet();
+            }
+        }
+
+        void remove(String mapKey) {
+            int bar = mapKey.indexOf(OVERRIDE_SEPARATOR);
+            ConcurrentHashMap<String, String> keys = byPolicy.get(mapKey.substring(0, bar));
+            if (keys != null && keys.remove(mapKey.substring(bar + 1)) != null) {
+                size.decrementAndGet();
+            }
+        }
+
+        void putAll(Map<String, String> all) {
+            all.forEach(this::put);
+        }
+
+        void retainAll(java.util.Set<String> mapKeys) {
+            List<String> gone = new ArrayList<>();
+            forEach((k, v) -> {
+                if (!mapKeys.contains(k)) {
+                    gone.add(k);
+                }
+            });
+            gone.forEach(this::remove);
+        }
+
+        void forEach(java.util.function.BiConsumer<String, String> action) {
+            byPolicy.forEach((policy, keys) -> keys.forEach((key, target) ->
+                    action.accept(policy + OVERRIDE_SEPARATOR + key, target)));
+        }
+
+        int size() {
+            return size.get();
         }
     }
 
