@@ -22,8 +22,9 @@ import java.util.List;
  *   the binding band's;
  *   {@link Decision#band()} names it for a composite policy and is null for a single-band one.</li>
  *   <li><b>State.</b> A {@link CompositeState} maps band names to band states, so a changed policy keeps the
- *   bands it still has; a band whose algorithm, period or window changed starts fresh (the band algorithm
- *   ignores a state of another shape). A single-band state found under a composite policy is taken as the state
+ *   bands it still has; a band whose algorithm, period or window changed starts fresh here (the band algorithm
+ *   ignores a state of another shape): the grid carries such a state over first ({@link CarryOver}). A single-band
+ *   state found under a composite policy is taken as the state
  *   of the band named after the policy, and the reverse, so switching a policy between the two keeps that
  *   band.</li>
  *   <li><b>Writes and TTL.</b> Admitted: every band's new state, TTL the longest band TTL. Denied: nothing,

@@ -4,8 +4,9 @@ package io.gridlimit.algorithm;
  * The stored state of one key under one policy: an immutable value the grid keeps between decisions.
  *
  * <p>Each algorithm has its own state type; a {@link CompositeState} holds one band state per band name. A state
- * of another type than the band's algorithm (the policy's algorithm changed) is treated as absent: the key starts
- * fresh (SPEC §4). States are produced by {@link RateLimitAlgorithms} and rebuilt by the grid's Compact serializer
+ * of another type than the band's algorithm (the policy's algorithm changed) is treated as absent by the decision
+ * functions; the grid carries it over to the new band first ({@link CarryOver}, SPEC §4). States are produced by
+ * {@link RateLimitAlgorithms} and rebuilt by the grid's Compact serializer
  * through each class's public all-args constructor. Immutable and thread-safe.
  */
 public sealed interface LimiterState

@@ -22,6 +22,8 @@ final class DecisionResult implements IdentifiedDataSerializable {
     private Decision[] decisions;
     /** The wire format to write, or that was read; 0 while a versioned form waits to be read. */
     private byte format;
+    /** Whether this is the catalog form (class id {@link SerializationIds#DECISION_RESULT_CATALOG}). */
+    private boolean catalogForm;
 
     /**
      * For deserialization.
@@ -48,6 +50,28 @@ final class DecisionResult implements IdentifiedDataSerializable {
     DecisionResult(Decision[] decisions, byte format) {
         this.decisions = Objects.requireNonNull(decisions, "decisions");
         this.format = format;
+    }
+
+    /**
+     * The catalog form (docs/SPEC.md §11): the answer to a processor that carried a policy version. Its wire form is
+     * the versioned form's fields, then the catalog version of the policy used (long; all decisions of one result
+     * share it).
+     *
+     * @param decisions the decisions, each stating the same {@link Decision#policyVersion()}, not copied
+     * @param format the wire format of the request answered
+     * @return the result
+     */
+    static DecisionResult catalog(Decision[] decisions, byte format) {
+        DecisionResult r = new DecisionResult(decisions, format);
+        r.catalogForm = true;
+        return r;
+    }
+
+    /** @return an empty result expecting the catalog form, for deserialization */
+    static DecisionResult catalogForm() {
+        DecisionResult r = new DecisionResult(true);
+        r.catalogForm = true;
+        return r;
     }
 
     /** @return the wire format this result is written in, or was read in */
@@ -97,6 +121,9 @@ final class DecisionResult implements IdentifiedDataSerializable {
             out.writeLong(d.retryAfterNanos());
             out.writeShort(index[i]);
         }
+        if (catalogForm) {
+            out.writeLong(decisions[0].policyVersion());
+        }
     }
 
     @Override
@@ -128,6 +155,15 @@ final class DecisionResult implements IdentifiedDataSerializable {
             }
             read[i] = new Decision(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, names[index]);
         }
+        if (catalogForm) {
+            long version = in.readLong();
+            if (version < 0) {
+                throw new IOException("policy version out of range: " + version);
+            }
+            for (int i = 0; i < n; i++) {
+                read[i] = read[i].withPolicyVersion(version);
+            }
+        }
         this.decisions = read;
     }
 
@@ -138,7 +174,8 @@ final class DecisionResult implements IdentifiedDataSerializable {
 
     @Override
     public int getClassId() {
-        return format == WireFormat.UNVERSIONED ? SerializationIds.DECISION_RESULT
+        return catalogForm ? SerializationIds.DECISION_RESULT_CATALOG
+                : format == WireFormat.UNVERSIONED ? SerializationIds.DECISION_RESULT
                 : SerializationIds.DECISION_RESULT_VERSIONED;
     }
 

@@ -23,9 +23,9 @@ public final class GridLimitDataSerializableFactory implements DataSerializableF
      * Creates an empty instance to be read from the wire.
      *
      * @param typeId the class id
-     * @return a new instance; for an id above {@link SerializationIds#HIGHEST_KNOWN} (written by a newer
-     *     GridLimit) one whose reading fails with {@link WireFormat#refuse}'s one log line; null for an unknown id
-     *     below it (Hazelcast then reports the unknown id)
+     * @return a new instance; for an id this GridLimit does not know (written by a newer GridLimit: ids are never
+     *     reused, and ranges are reserved ahead, {@link SerializationIds}) one whose reading fails with
+     *     {@link WireFormat#refuse}'s one log line; null for an id below 1
      */
     @Override
     public IdentifiedDataSerializable create(int typeId) {
@@ -37,7 +37,13 @@ public final class GridLimitDataSerializableFactory implements DataSerializableF
             case SerializationIds.DECIDE_PROCESSOR_VERSIONED -> new DecideProcessor(true);
             case SerializationIds.WRITE_STATE_PROCESSOR_VERSIONED -> new WriteStateProcessor(true);
             case SerializationIds.DECISION_RESULT_VERSIONED -> new DecisionResult(true);
-            default -> typeId > SerializationIds.HIGHEST_KNOWN ? new Unknown(typeId) : null;
+            case SerializationIds.DECIDE_PROCESSOR_CATALOG -> DecideProcessor.catalogForm();
+            case SerializationIds.DECISION_RESULT_CATALOG -> DecisionResult.catalogForm();
+            case SerializationIds.POLICY_RECORD -> new PolicyRecord();
+            case SerializationIds.CATALOG_UPDATE_PROCESSOR -> new CatalogUpdateProcessor();
+            case SerializationIds.CATALOG_WRITE_PROCESSOR -> new CatalogWriteProcessor();
+            case SerializationIds.CATALOG_UPDATE_RESULT -> new CatalogUpdateProcessor.Result();
+            default -> typeId > 0 ? new Unknown(typeId) : null;
         };
     }
 

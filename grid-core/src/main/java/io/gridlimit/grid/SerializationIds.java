@@ -25,8 +25,24 @@ final class SerializationIds {
     static final int WRITE_STATE_PROCESSOR_VERSIONED = 6;
     /** {@link DecisionResult}, versioned form: a {@link WireFormat} byte (2 or later) first. */
     static final int DECISION_RESULT_VERSIONED = 7;
+    /*
+     * Ids 20 to 29 are reserved for reservations and settles; 30 to 39 for the policy catalog (docs/SPEC.md §11).
+     * The catalog's ids are sent only to a cluster whose every member advertises {@link CatalogSupport}.
+     */
+    /** {@link DecideProcessor}, catalog form: the versioned form's fields, then the policy's catalog version. */
+    static final int DECIDE_PROCESSOR_CATALOG = 30;
+    /** {@link DecisionResult}, catalog form: the versioned form's fields, then the catalog version used. */
+    static final int DECISION_RESULT_CATALOG = 31;
+    /** {@link PolicyRecord}: one versioned policy of the catalog map (format byte first). */
+    static final int POLICY_RECORD = 32;
+    /** {@link CatalogUpdateProcessor}: a compare-and-set on one policy record (format byte first). */
+    static final int CATALOG_UPDATE_PROCESSOR = 33;
+    /** {@link CatalogWriteProcessor}: the backup of a catalog update, writing the record the primary computed. */
+    static final int CATALOG_WRITE_PROCESSOR = 34;
+    /** {@link CatalogUpdateProcessor.Result}: what a catalog update returns. */
+    static final int CATALOG_UPDATE_RESULT = 35;
     /** The highest class id this GridLimit knows: a higher one was written by a newer GridLimit. */
-    static final int HIGHEST_KNOWN = DECISION_RESULT_VERSIONED;
+    static final int HIGHEST_KNOWN = CATALOG_UPDATE_RESULT;
 
     /**
      * Compact type names of the stored states, one per {@link io.gridlimit.algorithm.LimiterState} class. Their

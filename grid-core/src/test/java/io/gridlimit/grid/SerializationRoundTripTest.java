@@ -121,6 +121,16 @@ class SerializationRoundTripTest {
         assertThat(factory.create(0)).isNull();
         assertThat(factory.create(-1)).isNull();
         assertThat(factory.create(8).getClassId()).as("a newer GridLimit's type: refused on reading").isEqualTo(8);
+        // the policy catalog's ids (docs/SPEC.md §11); 20 to 29 are reserved for another feature
+        assertThat(factory.create(30)).isInstanceOf(DecideProcessor.class)
+                .extracting(IdentifiedDataSerializable::getClassId).isEqualTo(30);
+        assertThat(factory.create(31)).isInstanceOf(DecisionResult.class)
+                .extracting(IdentifiedDataSerializable::getClassId).isEqualTo(31);
+        assertThat(factory.create(32)).isInstanceOf(PolicyRecord.class);
+        assertThat(factory.create(33)).isInstanceOf(CatalogUpdateProcessor.class);
+        assertThat(factory.create(34)).isInstanceOf(CatalogWriteProcessor.class);
+        assertThat(factory.create(35)).isInstanceOf(CatalogUpdateProcessor.Result.class);
+        assertThat(factory.create(36).getClassId()).isEqualTo(36);
     }
 
     @Test

@@ -85,6 +85,7 @@ public class DecisionApiController {
     private final PolicyRegistry policies;
     private final GridLimitMetrics metrics;
     private final long timeoutNanos;
+    private final io.gridlimit.micronaut.catalog.PolicySource catalog;
 
     /**
      * Creates the controller.
@@ -93,9 +94,12 @@ public class DecisionApiController {
      * @param policies the configured policies
      * @param settings the checked {@code gridlimit.decision-api.*} values
      * @param metrics counts each decision in {@code gridlimit.decisions} with {@code source=api}
+     * @param catalog a key's override under the policy asked for (docs/SPEC.md §11), resolved locally
      */
     public DecisionApiController(RateLimiter rateLimiter, PolicyRegistry policies,
-                                 DecisionApiSettings settings, GridLimitMetrics metrics) {
+                                 DecisionApiSettings settings, GridLimitMetrics metrics,
+                                 io.gridlimit.micronaut.catalog.PolicySource catalog) {
+        this.catalog = catalog;
         this.rateLimiter = rateLimiter;
         this.policies = policies;
         this.metrics = metrics;
@@ -214,13 +218,15 @@ public class DecisionApiController {
     private CompletableFuture<CheckResponse> decide(CheckRequests.Check check) {
         CompletableFuture<CheckResponse> result = new CompletableFuture<>();
         CompletionStage<Decision> stage;
+        // an override of this key names the policy that decides it instead (docs/SPEC.md §11)
+        io.gridlimit.api.Policy policy = catalog.resolve(check.policy(), check.key());
         try {
-            stage = rateLimiter.tryAcquireAsync(check.policy(), check.key(), check.cost());
+            stage = rateLimiter.tryAcquireAsync(policy, check.key(), check.cost());
         } catch (RuntimeException e) {
             result.completeExceptionally(e);
             return result;
         }
-        String policyName = check.policy().name();
+        String policyName = policy.name();
         stage.whenComplete((decision, error) -> {
             if (error != null) {
                 result.completeExceptionally(error);

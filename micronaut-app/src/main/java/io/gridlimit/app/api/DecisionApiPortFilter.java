@@ -62,15 +62,15 @@ public class DecisionApiPortFilter implements Ordered {
     }
 
     /**
-     * A POST must say, once, that its body is UTF-8 JSON: {@code application/json} with no parameter but
+     * A POST or PUT must say, once, that its body is UTF-8 JSON: {@code application/json} with no parameter but
      * {@code charset=utf-8}. A missing Content-Type is refused too: a browser may send one without a CORS preflight,
      * so accepting it would let any web page an operator opens spend quotas on the internal port.
      *
      * @param request the request
-     * @return true when it is not a POST, or its one Content-Type is UTF-8 JSON
+     * @return true when it is neither a POST nor a PUT, or its one Content-Type is UTF-8 JSON
      */
     static boolean jsonBody(HttpRequest<?> request) {
-        if (!"POST".equals(request.getMethodName())) {
+        if (!"POST".equals(request.getMethodName()) && !"PUT".equals(request.getMethodName())) {
             return true;
         }
         java.util.List<String> types = request.getHeaders().getAll(io.micronaut.http.HttpHeaders.CONTENT_TYPE);

@@ -84,7 +84,7 @@ public class DecisionApiSettings {
         List<String> errors = new ArrayList<>();
         this.port = port(properties.getPort(), errors);
         this.host = host(properties.getHost(), errors);
-        this.token = token(properties.getToken(), errors);
+        this.token = token(TOKEN_PROPERTY, properties.getToken(), errors);
         if (!errors.isEmpty()) {
             throw new ConfigurationException("Invalid GridLimit configuration: " + String.join("; ", errors));
         }
@@ -134,18 +134,26 @@ public class DecisionApiSettings {
         return CheckedValues.bindAddress(HOST_PROPERTY, text, DEFAULT_HOST, errors);
     }
 
-    private static byte[] token(@Nullable String text, List<String> errors) {
+    /**
+     * Checks a bearer token setting (the decision API's, the admin API's): the one home of that rule.
+     *
+     * @param property the property, for the messages (which never show the value)
+     * @param text the value as written, or null when unset
+     * @param errors receives one message when refused
+     * @return the token's UTF-8 bytes, or null when unset
+     */
+    static byte[] token(String property, @Nullable String text, List<String> errors) {
         if (text == null) {
             return null;
         }
         if (text.isBlank()) {
-            errors.add(TOKEN_PROPERTY + ": is blank; remove the property or set a secret of at least "
+            errors.add(property + ": is blank; remove the property or set a secret of at least "
                     + MIN_TOKEN_LENGTH + " characters");
         } else if (text.length() < MIN_TOKEN_LENGTH) {
-            errors.add(TOKEN_PROPERTY + ": is " + text.length() + " characters long; at least " + MIN_TOKEN_LENGTH
+            errors.add(property + ": is " + text.length() + " characters long; at least " + MIN_TOKEN_LENGTH
                     + " are needed (value not shown)");
         } else if (!B64TOKEN.matcher(text).matches()) {
-            errors.add(TOKEN_PROPERTY + ": holds characters a bearer token cannot carry (RFC 6750: letters,"
+            errors.add(property + ": holds characters a bearer token cannot carry (RFC 6750: letters,"
                     + " digits, - . _ ~ + / and trailing =; value not shown)");
         }
         return text.getBytes(StandardCharsets.UTF_8);

@@ -25,8 +25,9 @@ import java.util.List;
  * {@code error="invalid_token"} when a token was sent but is wrong, RFC 6750 §3), before anything is decided. The
  * token is compared in constant time ({@link MessageDigest#isEqual}, whose running time depends on the length of
  * the configured token only). Without a token every request passes. Health and metrics are not under {@code /v1}
- * and stay open on the internal port. Runs right after {@link DecisionApiPortFilter}: on the public port the answer
- * is 404, never 401. Stateless.
+ * and stay open on the internal port. The admin API ({@code /v1/policies/**}) is guarded the same way by
+ * {@code gridlimit.admin-api.token}, or the decision API's token when it has none ({@link AdminApiSettings}).
+ * Runs right after {@link DecisionApiPortFilter}: on the public port the answer is 404, never 401. Stateless.
  */
 @Requires(property = Application.SERVICE_PROPERTY, value = "true")
 @ServerFilter("/v1/**")
@@ -36,16 +37,28 @@ public class DecisionApiTokenFilter implements Ordered {
     /** Detail of the 401 without credentials. */
     static final String MISSING_DETAIL = "the decision API requires Authorization: Bearer <token>"
             + " (gridlimit.decision-api.token)";
+    /** Detail of the admin API's 401 without credentials. */
+    static final String ADMIN_MISSING_DETAIL = "the admin API requires Authorization: Bearer <token>"
+            + " (gridlimit.admin-api.token, else gridlimit.decision-api.token)";
+    /** Detail of the admin API's 403 to a caller that is not on this host, without a token configured. */
+    static final String ADMIN_LOCAL_ONLY_DETAIL = "without gridlimit.admin-api.token (or gridlimit.decision-api.token)"
+            + " the admin API answers callers on this host only";
     /** Detail of the 401 with wrong credentials. */
     static final String INVALID_DETAIL = "the bearer token is not valid";
 
     private static final String SCHEME = "Bearer ";
 
     private final byte[] token;
+    /** The admin API's token ({@code /v1/policies/**}, docs/SPEC.md §11): its own, else the decision API's. */
+    private final byte[] adminToken;
 
-    /** @param settings the checked {@code gridlimit.decision-api.*} values */
-    public DecisionApiTokenFilter(DecisionApiSettings settings) {
+    /**
+     * @param settings the checked {@code gridlimit.decision-api.*} values
+     * @param admin the checked {@code gridlimit.admin-api.*} values
+     */
+    public DecisionApiTokenFilter(DecisionApiSettings settings, AdminApiSettings admin) {
         this.token = settings.token().orElse(null);
+        this.adminToken = admin.token().orElse(null);
     }
 
     /**
@@ -57,20 +70,31 @@ public class DecisionApiTokenFilter implements Ordered {
     @RequestFilter
     @Nullable
     public HttpResponse<?> requireToken(HttpRequest<?> request) {
+        String path = request.getPath();
+        boolean admin = path.equals(PolicyAdminController.PATH) || path.startsWith(PolicyAdminController.PATH + "/");
+        byte[] token = admin ? adminToken : this.token;
         if (token == null) {
-            return null;
+            // without a token the admin API answers local callers only (kubectl port-forward, exec): an internal
+            // port opened to decision-API callers (k8s/) never lets them change policies (docs/SPEC.md §11)
+            return admin && !fromLoopback(request) ? ApiProblems.of(HttpStatus.FORBIDDEN, ADMIN_LOCAL_ONLY_DETAIL)
+                    : null;
         }
         List<String> values = request.getHeaders().getAll(HttpHeaders.AUTHORIZATION);
         if (values.isEmpty()) {
-            return unauthorized(MISSING_DETAIL, CHALLENGE);
+            return unauthorized(admin ? ADMIN_MISSING_DETAIL : MISSING_DETAIL, CHALLENGE);
         }
-        if (values.size() == 1 && matches(values.get(0))) {
+        if (values.size() == 1 && matches(values.get(0), token)) {
             return null;
         }
         return unauthorized(INVALID_DETAIL, CHALLENGE + ", error=\"invalid_token\"");
     }
 
-    private boolean matches(String credentials) {
+    private static boolean fromLoopback(HttpRequest<?> request) {
+        java.net.InetSocketAddress peer = request.getRemoteAddress();
+        return peer != null && peer.getAddress() != null && peer.getAddress().isLoopbackAddress();
+    }
+
+    private static boolean matches(String credentials, byte[] token) {
         if (credentials.length() <= SCHEME.length()
                 || !credentials.regionMatches(true, 0, SCHEME, 0, SCHEME.length())) {
             return false;

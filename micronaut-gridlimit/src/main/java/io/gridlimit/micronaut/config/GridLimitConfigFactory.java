@@ -82,7 +82,7 @@ public class GridLimitConfigFactory {
             this.context = context;
         }
 
-        private Object raw(String path, @Nullable Object typed) {
+        private String raw(String path, @Nullable Object typed) {
             return context.getProperty(path, String.class).orElse(String.valueOf(typed));
         }
 
@@ -155,83 +155,20 @@ public class GridLimitConfigFactory {
                     ? order.indexOf(name.apply(b)) : Integer.MAX_VALUE).thenComparing(name)).toList();
         }
 
-        /** The one mapping of a configured policy onto grid-core's builders. */
+        /** Configuration's side of the one mapping ({@link PolicyDefinitions}): bands in declared order. */
         private @Nullable Policy policy(PolicyProperties p) {
             String path = "gridlimit.policies." + p.name();
-            try {
-                Policy.Builder builder = Policy.builder(p.name());
-                if (p.bands() == null || p.bands().isEmpty()) {
-                    return builder.single(band(path, p.name(), p.algorithm(), p.capacity(), p.refillTokens(),
-                            p.refillPeriod(), p.limit(), p.window())).build();
-                }
-                if (p.algorithm() != null) {
-                    errors.add(path + ".algorithm: '" + p.algorithm() + "' is set beside bands: set either "
-                            + "algorithm (with its parameters) or bands, not both");
-                    return null;
-                }
+            Map<String, PolicyDefinitions.Definition> bands = null;
+            if (p.bands() != null && !p.bands().isEmpty()) {
+                bands = new LinkedHashMap<>();
                 for (PolicyProperties.Band b : declared(p.bands(), PolicyProperties.Band::name, path + ".bands")) {
-                    builder.band(band(path + ".bands." + b.name(), b.name(), b.algorithm(), b.capacity(),
-                            b.refillTokens(), b.refillPeriod(), b.limit(), b.window()));
-                }
-                return builder.build();
-            } catch (IllegalArgumentException e) {
-                errors.add(path + ": " + e.getMessage());
-                return null;
-            } catch (Refused e) {
-                return null;
-            }
-        }
-
-        private Band band(String path, String name, @Nullable String algorithm, @Nullable Long capacity,
-                          @Nullable Long refillTokens, @Nullable Duration refillPeriod, @Nullable Long limit,
-                          @Nullable Duration window) {
-            if (algorithm == null) {
-                throw refuse(path + ".algorithm", "missing: set one of token-bucket, gcra, leaky-bucket, "
-                        + "fixed-window, sliding-window-log, sliding-window-counter (or bands for a composite)");
-            }
-            Algorithm a;
-            try {
-                a = Algorithm.fromConfigName(algorithm);
-            } catch (IllegalArgumentException e) {
-                throw refuse(path + ".algorithm", e.getMessage());
-            }
-            Map<String, Object> given = new LinkedHashMap<>();
-            given.put("capacity", capacity);
-            given.put("refill-tokens", refillTokens);
-            given.put("refill-period", refillPeriod);
-            given.put("limit", limit);
-            given.put("window", window);
-            List<String> takes = a.isBucket() ? List.of("capacity", "refill-tokens", "refill-period")
-                    : List.of("limit", "window");
-            given.forEach((k, v) -> {
-                if (v != null && !takes.contains(k)) {
-                    errors.add(path + "." + k + ": '" + raw(path + "." + k, v) + "' does not apply to "
-                            + a.configName() + ", which takes " + String.join(", ", takes));
-                }
-            });
-            for (String k : takes) {
-                if (given.get(k) == null) {
-                    throw refuse(path + "." + k, "missing: " + a.configName() + " takes " + String.join(", ", takes));
+                    bands.put(b.name(), new PolicyDefinitions.Definition(b.algorithm(), b.capacity(),
+                            b.refillTokens(), b.refillPeriod(), b.limit(), b.window(), null));
                 }
             }
-            try {
-                return switch (a) {
-                    case TOKEN_BUCKET -> Band.tokenBucket(name, capacity, refillTokens, refillPeriod);
-                    case GCRA -> Band.gcra(name, capacity, refillTokens, refillPeriod);
-                    case FIXED_WINDOW -> Band.fixedWindow(name, limit, window);
-                    case SLIDING_WINDOW_LOG -> Band.slidingWindowLog(name, limit, window);
-                    default -> Band.slidingWindowCounter(name, limit, window);
-                };
-            } catch (IllegalArgumentException e) {
-                String parameter = NameUtils.hyphenate(e.getMessage().split(" ")[0]);
-                String at = takes.contains(parameter) ? path + "." + parameter : path;
-                throw refuse(at, "'" + raw(at, given.get(parameter)) + "' is refused: " + e.getMessage());
-            }
-        }
-
-        private Refused refuse(String path, String message) {
-            errors.add(path + ": " + message);
-            return new Refused();
+            return PolicyDefinitions.policy(path, p.name(), new PolicyDefinitions.Definition(p.algorithm(),
+                    p.capacity(), p.refillTokens(), p.refillPeriod(), p.limit(), p.window(), bands), this::raw,
+                    errors);
         }
 
         private @Nullable RouteRule route(RouteProperties r, Map<String, Policy> policies, Set<String> shadow,
@@ -285,12 +222,5 @@ public class GridLimitConfigFactory {
             }
         }
 
-    }
-
-    /** Unwinds the mapping of one policy after its error was recorded. */
-    private static final class Refused extends RuntimeException {
-        Refused() {
-            super(null, null, false, false);
-        }
     }
 }

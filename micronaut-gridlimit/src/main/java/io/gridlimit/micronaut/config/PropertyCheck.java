@@ -160,6 +160,15 @@ final class PropertyCheck {
     }
 
     private void visit(String raw, Object value, boolean shared) {
+        if (value instanceof Map<?, ?> map && !map.isEmpty() && isMapSetting(normalise(raw))) {
+            // a map-typed setting (a plan's policies): its keys are values, used exactly as written
+            map.forEach((k, v) -> {
+                if (v instanceof Map<?, ?> || v instanceof java.util.List<?>) {
+                    errors.add(raw + "." + k + ": '" + v + "' is not a single value");
+                }
+            });
+            return;
+        }
         if (value instanceof Map<?, ?> map && !map.isEmpty()) {
             map.forEach((k, v) -> visit(raw + "." + k, v, shared));
             return;
@@ -190,6 +199,11 @@ final class PropertyCheck {
         }
     }
 
+    private boolean isMapSetting(String key) {
+        String name = match(key);
+        return name != null && known.get(name) != null && Map.class.isAssignableFrom(known.get(name).getType());
+    }
+
     private boolean isSection(String key) {
         return sections.stream().anyMatch(p -> p.matcher(key).matches());
     }
@@ -205,6 +219,10 @@ final class PropertyCheck {
         }
         for (int end = key.lastIndexOf('.'); end > 0; end = key.lastIndexOf('.', end - 1)) {
             String name = match(key.substring(0, end));
+            if (name != null && known.get(name) != null && end == key.lastIndexOf('.')
+                    && Map.class.isAssignableFrom(known.get(name).getType())) {
+                return; // one key of a map-typed setting (a plan's policies), used as written
+            }
             if (name != null && known.get(name) != null) {
                 errors.add(key.substring(0, end) + ": '{" + key.substring(end + 1) + "=" + value + "}' is not "
                         + Spelling.describe(known.get(name)));
@@ -289,9 +307,7 @@ final class PropertyCheck {
                         + "are used exactly as written, so each must differ in more than case");
             }
             if (!NameUtils.hyphenate(segment, true).equals(segment)) {
-                errors.add(path + ": the name '" + segment + "' would be read by Micronaut as '"
-                        + NameUtils.hyphenate(segment, true) + "'; names are used exactly as written (maps, "
-                        + "headers, metrics), so write it in lower case with '-' between words");
+                errors.add(PolicyDefinitions.nameError(path, segment)); // the one name rule, shared with the admin API
             }
         }
     }

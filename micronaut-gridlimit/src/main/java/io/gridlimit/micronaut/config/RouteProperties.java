@@ -17,10 +17,13 @@ import java.util.List;
  * @param key key sources (client-ip, header:&lt;Name&gt;, principal, global, route), or null for client-ip
  * @param cost what one request takes, in [1, 10^15]
  * @param onMissingKey what happens when a key source has no value
+ * @param plan the name of a plan under {@code gridlimit.plans} choosing the policy per request ({@code policy} is
+ *     then the default), or null (docs/SPEC.md §11)
  */
 @EachProperty(value = "gridlimit.routes", list = true)
 public record RouteProperties(@Parameter Integer index, @Nullable String pattern, @Nullable List<String> methods,
                               @Nullable String policy, @Nullable List<String> key,
                               @Bindable(defaultValue = "1") long cost,
-                              @Bindable(defaultValue = "reject") OnMissingKey onMissingKey) {
+                              @Bindable(defaultValue = "reject") OnMissingKey onMissingKey,
+                              @Nullable String plan) {
 }

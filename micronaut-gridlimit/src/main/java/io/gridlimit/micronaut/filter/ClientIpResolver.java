@@ -48,6 +48,19 @@ public class ClientIpResolver {
     }
 
     /**
+     * Tells whether a request's socket peer lies in {@code trusted-proxies} (SPEC §6's trust check): only then may
+     * a header a proxy writes, such as a plan header (SPEC §11), be believed.
+     *
+     * @param request the request
+     * @return true when the peer is a trusted proxy; false without a peer
+     */
+    public boolean peerIsTrusted(HttpRequest<?> request) {
+        InetSocketAddress peer = request.getRemoteAddress();
+        return peer != null && peer.getAddress() != null
+                && settings.isTrusted(ClientAddressKey.forTrust(peer.getAddress()));
+    }
+
+    /**
      * Resolves a request's client key part from its socket peer and the configured forwarding header's lines.
      *
      * @param request the request

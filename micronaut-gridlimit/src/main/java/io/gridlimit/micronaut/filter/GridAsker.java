@@ -93,7 +93,7 @@ public class GridAsker {
     }
 
     private CompletableFuture<RuleResult> decide(RuleCheck check, @Nullable EventLoop loop) {
-        Policy policy = check.rule().policy();
+        Policy policy = check.policy();
         long startNanos = System.nanoTime();
         CompletableFuture<Decision> answer = new CompletableFuture<>();
         CompletableFuture<Decision> asked = null;

@@ -1,5 +1,6 @@
 package io.gridlimit.micronaut.filter;
 
+import io.gridlimit.micronaut.catalog.PolicySource;
 import io.gridlimit.micronaut.config.OnMissingKey;
 import io.gridlimit.micronaut.config.RouteRule;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
@@ -28,7 +29,8 @@ import java.util.Map;
  * The HTTP rate-limit filter (SPEC §4-7), a coordinator of four steps, each a type of its own:
  * <ol>
  *   <li>{@link RuleMatcher}: the rules that apply (none on an exempt path);</li>
- *   <li>{@link KeyResolver}: each rule's key; a key missing because the request is malformed, or absent under
+ *   <li>{@link KeyResolver}: each rule's key, and {@link PolicySource} its policy for this request (plan, override,
+ *       catalog; local copies only, docs/SPEC.md §11); a key missing because the request is malformed, or absent under
  *       {@code on-missing-key: reject}, answers 400 (later rules are not asked); an absent key under {@code skip}
  *       drops the rule (SPEC §6); counted either way with its own outcome;</li>
  *   <li>{@link GridAsker}: the grid's decisions, one rule after the other, never blocking the event loop, with
@@ -54,6 +56,7 @@ public class RateLimitFilter implements Ordered {
     private final GridAsker grid;
     private final ResponseWriter responses;
     private final GridLimitMetrics metrics;
+    private final PolicySource policies;
 
     /**
      * @param rules finds the matching rules
@@ -61,14 +64,16 @@ public class RateLimitFilter implements Ordered {
      * @param grid asks the grid
      * @param responses writes the answer
      * @param metrics counts
+     * @param policies resolves each rule's policy for the request (plan, override, catalog: SPEC §11)
      */
     public RateLimitFilter(RuleMatcher rules, KeyResolver keys, GridAsker grid, ResponseWriter responses,
-                           GridLimitMetrics metrics) {
+                           GridLimitMetrics metrics, PolicySource policies) {
         this.rules = rules;
         this.keys = keys;
         this.grid = grid;
         this.responses = responses;
         this.metrics = metrics;
+        this.policies = policies;
     }
 
     @Override
@@ -97,7 +102,7 @@ public class RateLimitFilter implements Ordered {
         for (RouteRule rule : matching) {
             KeyResolver.Resolved resolved = keys.resolve(rule, request);
             if (resolved.present()) {
-                checks.add(new RuleCheck(rule, resolved.key()));
+                checks.add(new RuleCheck(rule, resolved.key(), policies.resolve(rule, resolved.key(), request)));
             } else if (resolved.malformed() || rule.onMissingKey() == OnMissingKey.REJECT) {
                 // a key missing because the request is malformed is always rejected: skip is for absent keys
                 metrics.decision(rule.policy().name(), Outcome.MISSING_KEY_REJECTED);
@@ -124,12 +129,13 @@ public class RateLimitFilter implements Ordered {
     private void count(List<RuleResult> results) {
         for (RuleResult r : results) {
             RouteRule rule = r.check().rule();
+            String policy = r.check().policy().name();
             if (r.failed() || r.local()) {
-                metrics.fallback(rule.policy().name(), grid.failureMode());
+                metrics.fallback(policy, grid.failureMode());
             } else if (r.decision().allowed()) {
-                metrics.decision(rule.policy().name(), Outcome.ALLOWED);
+                metrics.decision(policy, Outcome.ALLOWED);
             } else {
-                metrics.decision(rule.policy().name(), rule.shadow() ? Outcome.SHADOW_DENIED : Outcome.DENIED);
+                metrics.decision(policy, rule.shadow() ? Outcome.SHADOW_DENIED : Outcome.DENIED);
             }
         }
     }

@@ -69,6 +69,11 @@ public class RateLimitedRoutes {
         return rules.size();
     }
 
+    /** @return the annotation rules, in no particular order (for the catalog's references, docs/SPEC.md §11) */
+    public java.util.Collection<RouteRule> rules() {
+        return java.util.List.copyOf(rules.values());
+    }
+
     private static @Nullable RouteRule rule(UriRouteInfo<?, ?> route, AnnotationMetadata metadata,
                                             GridLimitConfig config, List<String> errors) {
         String origin = "@RateLimited on " + route.getTargetMethod().getDeclaringType().getSimpleName() + "#"

@@ -92,7 +92,7 @@ public class ResponseWriter {
         }
         List<Policy> policies = new ArrayList<>(checks.size());
         for (int i = 0; i < checks.size(); i++) {
-            policies.add(i < results.size() ? results.get(i).policy(local) : checks.get(i).rule().policy());
+            policies.add(i < results.size() ? results.get(i).policy(local) : checks.get(i).policy());
         }
         if (last.stops()) {
             return tooManyRequests(last, policies);

@@ -3,10 +3,16 @@ package io.gridlimit.micronaut.filter;
 import io.gridlimit.micronaut.config.RouteRule;
 
 /**
- * A matching rule with the key resolved for one request.
+ * A matching rule with the key and the policy resolved for one request.
  *
  * @param rule the rule
  * @param key the grid key (SPEC §6), valid for {@link io.gridlimit.api.RateLimiter#checkKey}
+ * @param policy the policy that decides it: the rule's, or its plan's, override's or the catalog's current one
+ *     (docs/SPEC.md §11, {@link io.gridlimit.micronaut.catalog.PolicySource})
  */
-record RuleCheck(RouteRule rule, String key) {
+record RuleCheck(RouteRule rule, String key, io.gridlimit.api.Policy policy) {
+    /** A check decided by the rule's own policy. */
+    RuleCheck(RouteRule rule, String key) {
+        this(rule, key, rule.policy());
+    }
 }

@@ -19,7 +19,7 @@ record RuleResult(RuleCheck check, @Nullable Decision decision, boolean failed, 
      * @return the policy the decision was taken against: this replica's share for a local decision
      */
     Policy policy(LocalFallback fallback) {
-        Policy configured = check.rule().policy();
+        Policy configured = check.policy();
         if (local) {
             Policy share = fallback.derived(configured.name());
             return share == null ? configured : share;

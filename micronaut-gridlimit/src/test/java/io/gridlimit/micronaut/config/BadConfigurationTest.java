@@ -29,7 +29,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 class BadConfigurationTest {
     /** A valid policy the route cases refer to. */
     private static final String DEMO = "gridlimit:\n  policies:\n    demo: {algorithm: fixed-window, limit: 5, window: 10s}\n";
-    static final int CASES = 93;
+    static final int CASES = 101;
 
     static Stream<Arguments> bad() {
         return Stream.of(
@@ -220,7 +220,27 @@ class BadConfigurationTest {
                 bad("client without a cluster name", "gridlimit: {hazelcast: {mode: client}}",
                         "gridlimit.hazelcast.cluster-name: missing: a client must name the cluster it joins"),
                 bad("member without a cluster name or application name", "micronaut: {application: {name: ''}}",
-                        "gridlimit.hazelcast.cluster-name: missing: set it, or micronaut.application.name"));
+                        "gridlimit.hazelcast.cluster-name: missing: set it, or micronaut.application.name"),
+                // plans (docs/SPEC.md §11)
+                bad("plan with header and selector", DEMO + "  plans: {tiers: {header: X-Plan, selector: true, "
+                        + "policies: {gold: demo}}}", "gridlimit.plans.tiers: set exactly one of header (a header a "
+                        + "trusted proxy writes) and selector: true (the application's PolicySelector bean), got both"),
+                bad("plan without a source", DEMO + "  plans: {tiers: {policies: {gold: demo}}}",
+                        "gridlimit.plans.tiers: set exactly one of header"),
+                bad("plan selector without a bean", DEMO + "  plans: {tiers: {selector: true, policies: {gold: demo}}}",
+                        "gridlimit.plans.tiers.selector: 'true' needs a bean implementing "
+                                + "io.gridlimit.micronaut.PolicySelector, and the application has none"),
+                bad("plan naming an unknown policy", DEMO + "  plans: {tiers: {header: X-Plan, policies: "
+                        + "{gold: platinum}}}", "gridlimit.plans.tiers.policies.gold: 'platinum' names no policy "
+                        + "under gridlimit.policies (known: demo)"),
+                bad("plan without policies", DEMO + "  plans: {tiers: {header: X-Plan}}",
+                        "gridlimit.plans.tiers.policies: missing: map each plan value to a policy"),
+                bad("plan header that is no header name", DEMO + "  plans: {tiers: {header: 'X Plan', policies: "
+                        + "{gold: demo}}}", "gridlimit.plans.tiers.header: 'X Plan' is not a header name"),
+                bad("route naming an unknown plan", DEMO + "  routes: [{pattern: /a, policy: demo, plan: tires}]",
+                        "gridlimit.routes[0].plan: 'tires' names no plan under gridlimit.plans (known: none)"),
+                bad("misspelt plan header", DEMO + "  plans: {tiers: {headr: X-Plan, policies: {gold: demo}}}",
+                        "gridlimit.plans.tiers.headr: unknown property; did you mean gridlimit.plans.tiers.header?"));
     }
 
     private static Arguments bad(String name, String yaml, String message) {

@@ -1,0 +1,284 @@
+package io.gridlimit.micronaut.catalog;
+
+import io.gridlimit.api.Policy;
+import io.gridlimit.api.RateLimiter;
+import io.gridlimit.grid.HazelcastRateLimiter;
+import io.gridlimit.grid.PolicyCatalog;
+import io.gridlimit.micronaut.PolicySelector;
+import io.gridlimit.micronaut.config.GridLimitConfig;
+import io.gridlimit.micronaut.config.PlanProperties;
+import io.gridlimit.micronaut.config.RouteProperties;
+import io.gridlimit.micronaut.config.RouteRule;
+import io.gridlimit.micronaut.filter.ClientIpResolver;
+import io.gridlimit.micronaut.metrics.CatalogMetrics;
+import io.micronaut.context.BeanProvider;
+import io.micronaut.context.annotation.Context;
+import io.micronaut.context.exceptions.ConfigurationException;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpRequest;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Which policy decides a request (docs/SPEC.md §11), resolved on this replica from local copies only: no network
+ * round trip, never blocking, so it runs on the event loop.
+ * <ol>
+ *   <li><b>Plan.</b> A route with {@code plan: <name>} reads the request's plan value ({@link PlanProperties}: a
+ *   header believed only from a trusted proxy, or the application's {@link PolicySelector}) and maps it to a
+ *   policy; no value, or one the plan does not map, takes the route's own {@code policy} (counted,
+ *   {@link CatalogMetrics#PLAN_DEFAULTS}).</li>
+ *   <li><b>Override.</b> An override of (that policy, the request's key) names the policy that decides the key
+ *   instead, on its own state.</li>
+ *   <li><b>Catalog.</b> The catalog's current version of the policy chosen; configuration's when the catalog lacks
+ *   it (not yet seeded, or the catalog is off).</li>
+ * </ol>
+ * At startup (before the server takes requests) it checks the plans (a bad plan stops the boot, naming the
+ * property and the value), makes the Hazelcast limiter's decisions carry catalog versions, seeds every configured
+ * policy into the catalog (configuration seeds a policy the catalog lacks; a policy changed through the admin API
+ * is the catalog's: the difference is logged) and registers which policies its routes and plans name, so that the
+ * admin API refuses to delete them. Thread-safe.
+ */
+@Context
+public class PolicySource {
+    private static final Logger LOG = LoggerFactory.getLogger(PolicySource.class);
+
+    private final GridLimitConfig config;
+    private final @Nullable PolicyCatalog catalog;
+    private final Map<String, Plan> plansByRoute = new LinkedHashMap<>();
+    private final ClientIpResolver clientIp;
+    private final @Nullable PolicySelector selector;
+    private final CatalogMetrics metrics;
+
+    /** A checked plan. */
+    private record Plan(String name, @Nullable String header, boolean selector, Map<String, Policy> policies) {
+    }
+
+    /**
+     * @param config the checked configuration
+     * @param limiters the application's limiter, resolved after the plans are checked (so a bad plan starts no
+     *     grid): the catalog is used only with the Hazelcast one
+     * @param catalogs the catalog, created only when used
+     * @param properties {@code gridlimit.catalog.*}
+     * @param plans the plans under {@code gridlimit.plans}
+     * @param routes the route rules as written (their {@code plan})
+     * @param clientIp decides whether a peer is a trusted proxy
+     * @param selectors the application's plan selector, if any
+     * @param metrics the catalog's meters
+     * @param annotated the {@code @RateLimited} rules, whose policies are registered as references too
+     * @throws ConfigurationException naming each bad plan property and value
+     */
+    public PolicySource(GridLimitConfig config, BeanProvider<RateLimiter> limiters, BeanProvider<PolicyCatalog> catalogs,
+                        CatalogProperties properties, Collection<PlanProperties> plans,
+                        Collection<RouteProperties> routes, ClientIpResolver clientIp,
+                        BeanProvider<PolicySelector> selectors, CatalogMetrics metrics,
+                        BeanProvider<io.gridlimit.micronaut.filter.RateLimitedRoutes> annotated) {
+        this.config = config;
+        this.clientIp = clientIp;
+        this.metrics = metrics;
+        this.selector = selectors.isPresent() ? selectors.get() : null;
+        checkPlans(plans, routes);
+        PolicyCatalog c = null;
+        if (properties.enabled() && limiters.get() instanceof HazelcastRateLimiter hazelcast) {
+            c = catalogs.get();
+            hazelcast.useCatalog(c);
+            if (!seed(c)) {
+                PolicyCatalog seeded = c;
+                c.onReconnect(() -> seed(seeded)); // a client not yet connected seeds when it connects
+            }
+            c.registerReferences(references(annotated.isPresent() ? annotated.get().rules() : List.of()));
+            metrics.track(c);
+        }
+        this.catalog = c;
+    }
+
+    private void checkPlans(Collection<PlanProperties> plans, Collection<RouteProperties> routes) {
+        Set<String> errors = new LinkedHashSet<>();
+        Map<String, Plan> checked = new TreeMap<>();
+        for (PlanProperties p : plans) {
+            String path = "gridlimit.plans." + p.name();
+            String header = p.header() == null ? null : p.header().trim();
+            if ((header != null) == p.selector()) {
+                errors.add(path + ": set exactly one of header (a header a trusted proxy writes) and selector: true "
+                        + "(the application's PolicySelector bean), got " + (header == null ? "neither" : "both"));
+            }
+            if (header != null && !header.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
+                errors.add(path + ".header: '" + p.header() + "' is not a header name (RFC 9110 §5.1 token)");
+            }
+            if (p.selector() && selector == null) {
+                errors.add(path + ".selector: 'true' needs a bean implementing io.gridlimit.micronaut.PolicySelector,"
+                        + " and the application has none");
+            }
+            Map<String, Policy> targets = new LinkedHashMap<>();
+            if (p.policies() == null || p.policies().isEmpty()) {
+                errors.add(path + ".policies: missing: map each plan value to a policy under gridlimit.policies");
+            } else {
+                p.policies().forEach((value, policy) -> {
+                    Optional<Policy> found = config.policy(policy == null ? null : policy.trim());
+                    if (found.isEmpty()) {
+                        errors.add(path + ".policies." + value + ": '" + policy + "' names no policy under "
+                                + "gridlimit.policies (known: " + String.join(", ", config.policies().keySet())
+                                + ")");
+                    } else {
+                        targets.put(value, found.get());
+                    }
+                });
+            }
+            checked.put(p.name(), new Plan(p.name(), header, p.selector(), Map.copyOf(targets)));
+        }
+        for (RouteProperties r : routes) {
+            if (r.plan() == null) {
+                continue;
+            }
+            Plan plan = checked.get(r.plan().trim());
+            String path = "gridlimit.routes[" + r.index() + "].plan";
+            if (plan == null) {
+                errors.add(path + ": '" + r.plan() + "' names no plan under gridlimit.plans (known: "
+                        + (checked.isEmpty() ? "none" : String.join(", ", checked.keySet())) + ")");
+            } else {
+                plansByRoute.put("gridlimit.routes[" + r.index() + "]", plan);
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw new ConfigurationException("Invalid GridLimit configuration: " + String.join("; ", errors));
+        }
+    }
+
+    /** @return false when a policy could not be seeded (the grid is not reachable yet) */
+    private boolean seed(PolicyCatalog c) {
+        boolean all = true;
+        String replica = "configuration of replica " + c.replicaId();
+        for (Policy p : config.policies().values()) {
+            try {
+                PolicyCatalog.Change change = c.seed(p, replica);
+                if (change.status() == PolicyCatalog.Status.UNCHANGED && !p.equals(change.after().policy())) {
+                    LOG.warn("policy '{}': the catalog's version {} ({} through the admin API{}) differs from "
+                            + "configuration and applies; configuration seeds only a policy the catalog lacks. "
+                            + "catalog: {}; configuration: {}", p.name(), change.after().version(),
+                            change.after().live() ? "changed" : "deleted",
+                            change.after().changedBy() == null ? "" : " by " + change.after().changedBy(),
+                            change.after().live() ? change.after().policy() : "deleted", p);
+                } else if (change.status() == PolicyCatalog.Status.APPLIED && change.before() != null
+                        && change.before().live()) {
+                    LOG.info("policy '{}': configuration changed it, catalog version {} -> {}: {}", p.name(),
+                            change.before().version(), change.after().version(), p);
+                }
+            } catch (RuntimeException e) {
+                all = false;
+                LOG.warn("policy '{}' could not be seeded into the policy catalog ({}); this replica decides it "
+                        + "with its configuration until the catalog holds it (seeded again once connected)",
+                        p.name(), e.toString());
+            }
+        }
+        return all;
+    }
+
+    private Map<String, Set<String>> references(Collection<RouteRule> annotations) {
+        Map<String, Set<String>> refs = new TreeMap<>(); // sets: one method may hold several routes (GET, HEAD)
+        List<RouteRule> rules = new ArrayList<>(config.routes());
+        rules.addAll(annotations);
+        for (RouteRule rule : rules) {
+            refs.computeIfAbsent(rule.policy().name(), k -> new LinkedHashSet<>()).add(rule.origin());
+            Plan plan = plansByRoute.get(rule.origin());
+            if (plan != null) {
+                plan.policies().values().forEach(p -> refs.computeIfAbsent(p.name(), k -> new LinkedHashSet<>())
+                        .add(rule.origin() + " (plan " + plan.name() + ")"));
+            }
+        }
+        return refs;
+    }
+
+    /** @return the catalog in use, or null (a replaced limiter, or {@code gridlimit.catalog.enabled: false}) */
+    public @Nullable PolicyCatalog catalog() {
+        return catalog;
+    }
+
+    /**
+     * The policy that decides a route rule's request (the class note: plan, override, catalog).
+     *
+     * @param rule the matching rule
+     * @param key the request's grid key for the rule
+     * @param request the request (for the plan)
+     * @return the policy, never null
+     */
+    public Policy resolve(RouteRule rule, String key, HttpRequest<?> request) {
+        Policy chosen = rule.policy();
+        Plan plan = plansByRoute.isEmpty() ? null : plansByRoute.get(rule.origin());
+        if (plan != null) {
+            chosen = select(plan, request, chosen);
+        }
+        return resolve(chosen, key);
+    }
+
+    private Policy select(Plan plan, HttpRequest<?> request, Policy fallback) {
+        String value = null;
+        if (plan.header() != null) {
+            if (clientIp.peerIsTrusted(request)) {
+                List<String> lines = request.getHeaders().getAll(plan.header()).stream().map(String::trim)
+                        .filter(v -> !v.isEmpty()).toList();
+                value = lines.size() == 1 ? lines.get(0) : null; // two values are no believable value
+            }
+        } else if (selector != null) {
+            try {
+                value = selector.select(plan.name(), request);
+            } catch (RuntimeException e) {
+                LOG.debug("PolicySelector failed for plan '{}': {}", plan.name(), e.toString());
+            }
+        }
+        Policy target = value == null ? null : plan.policies().get(value);
+        if (target == null) {
+            metrics.planDefault(plan.name(), value != null);
+            return fallback;
+        }
+        return target;
+    }
+
+    /**
+     * The policy that decides a key under a named policy: its override, else the catalog's current version, else
+     * the given one (for the decision API and after a plan).
+     *
+     * @param policy the policy asked for (configuration's or the catalog's)
+     * @param key the grid key
+     * @return the policy, never null
+     */
+    public Policy resolve(Policy policy, String key) {
+        PolicyCatalog c = catalog;
+        if (c == null) {
+            return policy;
+        }
+        String target = c.overrideFor(policy.name(), key);
+        if (target != null) {
+            Policy other = current(target).orElse(null);
+            if (other != null) {
+                return other;
+            }
+        }
+        Policy current = c.policy(policy.name());
+        return current != null ? current : policy;
+    }
+
+    /**
+     * The current policy of a name: the catalog's, else configuration's.
+     *
+     * @param name a policy name
+     * @return the policy, or empty when neither knows it, or the admin API deleted it
+     */
+    public Optional<Policy> current(String name) {
+        PolicyCatalog c = catalog;
+        if (c != null) {
+            Optional<io.gridlimit.grid.PolicyRecord> r = c.anyRecord(name);
+            if (r.isPresent()) {
+                return Optional.ofNullable(r.get().policy()); // deleted through the admin API: gone
+            }
+        }
+        return config.policy(name);
+    }
+}

@@ -1,0 +1,219 @@
+package io.gridlimit.micronaut.config;
+
+import io.gridlimit.api.Algorithm;
+import io.gridlimit.api.Band;
+import io.gridlimit.api.Policy;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.core.naming.NameUtils;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiFunction;
+
+/**
+ * The one mapping of a policy as written (configuration's {@code gridlimit.policies.<name>}, or the admin API's
+ * JSON body in the same shape) onto grid-core's builders, and the one name rule, so that configuration and the admin
+ * API refuse the same things with the same messages ({@code <path>: <what is wrong with 'value'>}). Ranges are
+ * grid-core's ({@link Band}, SPEC §1); their {@link IllegalArgumentException} becomes a message naming the path and
+ * the value as written. Stateless and thread-safe.
+ */
+public final class PolicyDefinitions {
+    /** The parameters a policy or band may set, as written. */
+    public static final Set<String> PARAMETERS = Set.of("algorithm", "capacity", "refill-tokens", "refill-period",
+            "limit", "window");
+
+    private PolicyDefinitions() {
+    }
+
+    /**
+     * A policy or band as written.
+     *
+     * @param algorithm the algorithm name, or null (missing; for a policy: bands expected)
+     * @param capacity the burst size, or null
+     * @param refillTokens tokens per refill period, or null
+     * @param refillPeriod the refill period, or null
+     * @param limit the quota per window, or null
+     * @param window the window, or null
+     * @param bands named bands in declared order (a composite), or null
+     */
+    public record Definition(@Nullable String algorithm, @Nullable Long capacity, @Nullable Long refillTokens,
+                             @Nullable Duration refillPeriod, @Nullable Long limit, @Nullable Duration window,
+                             @Nullable Map<String, Definition> bands) {
+    }
+
+    /**
+     * Checks a policy or band name: 1 to 64 characters of {@code [A-Za-z0-9._-]} (grid-core), without {@code .}
+     * (configuration reads it as nesting), and kept as written by Micronaut (lower case, {@code -} between words).
+     *
+     * @param path where the name is written, for the message
+     * @param name the name
+     * @return the message {@code <path>: ...} when refused, else null
+     */
+    public static @Nullable String nameError(String path, String name) {
+        if (name.contains(".")) {
+            return path + ": the name '" + name + "' contains '.', which Micronaut reads as nested properties: use "
+                    + "letters, digits and '-' only";
+        }
+        String kept = NameUtils.hyphenate(name, true);
+        if (!kept.equals(name)) {
+            return path + ": the name '" + name + "' would be read by Micronaut as '" + kept + "'; names are used "
+                    + "exactly as written (maps, headers, metrics), so write it in lower case with '-' between words";
+        }
+        try {
+            Policy.builder(name);
+        } catch (IllegalArgumentException e) {
+            return path + ": " + e.getMessage();
+        }
+        return null;
+    }
+
+    /**
+     * Maps a definition onto a policy.
+     *
+     * @param path the definition's path, e.g. {@code gridlimit.policies.demo}, or {@code ""} for a JSON body (then
+     *     the messages start with the field name)
+     * @param name the policy name
+     * @param d the definition
+     * @param raw the value as written at a path (for messages), given the typed value
+     * @param errors receives one message per problem
+     * @return the policy, or null when refused (the reasons are in {@code errors})
+     */
+    public static @Nullable Policy policy(String path, String name, Definition d,
+                                          BiFunction<String, Object, String> raw, java.util.Collection<String> errors) {
+        try {
+            Policy.Builder builder = Policy.builder(name);
+            if (d.bands() == null || d.bands().isEmpty()) {
+                return builder.single(band(path, name, d, raw, errors)).build();
+            }
+            if (d.algorithm() != null) {
+                errors.add(at(path, "algorithm") + ": '" + d.algorithm() + "' is set beside bands: set either "
+                        + "algorithm (with its parameters) or bands, not both");
+                return null;
+            }
+            for (Map.Entry<String, Definition> b : d.bands().entrySet()) {
+                builder.band(band(at(path, "bands." + b.getKey()), b.getKey(), b.getValue(), raw, errors));
+            }
+            return builder.build();
+        } catch (IllegalArgumentException e) {
+            errors.add((path.isEmpty() ? name : path) + ": " + e.getMessage());
+            return null;
+        } catch (Refused e) {
+            return null;
+        }
+    }
+
+    private static String at(String path, String field) {
+        return path.isEmpty() ? field : path + "." + field;
+    }
+
+    private static Band band(String path, String name, Definition d, BiFunction<String, Object, String> raw,
+                             java.util.Collection<String> errors) {
+        if (d.algorithm() == null) {
+            throw refuse(errors, at(path, "algorithm"), "missing: set one of token-bucket, gcra, leaky-bucket, "
+                    + "fixed-window, sliding-window-log, sliding-window-counter (or bands for a composite)");
+        }
+        Algorithm a;
+        try {
+            a = Algorithm.fromConfigName(d.algorithm());
+        } catch (IllegalArgumentException e) {
+            throw refuse(errors, at(path, "algorithm"), e.getMessage());
+        }
+        Map<String, Object> given = new LinkedHashMap<>();
+        given.put("capacity", d.capacity());
+        given.put("refill-tokens", d.refillTokens());
+        given.put("refill-period", d.refillPeriod());
+        given.put("limit", d.limit());
+        given.put("window", d.window());
+        List<String> takes = a.isBucket() ? List.of("capacity", "refill-tokens", "refill-period")
+                : List.of("limit", "window");
+        given.forEach((k, v) -> {
+            if (v != null && !takes.contains(k)) {
+                errors.add(at(path, k) + ": '" + raw.apply(at(path, k), v) + "' does not apply to " + a.configName()
+                        + ", which takes " + String.join(", ", takes));
+            }
+        });
+        for (String k : takes) {
+            if (given.get(k) == null) {
+                throw refuse(errors, at(path, k), "missing: " + a.configName() + " takes " + String.join(", ", takes));
+            }
+        }
+        try {
+            return switch (a) {
+                case TOKEN_BUCKET -> Band.tokenBucket(name, d.capacity(), d.refillTokens(), d.refillPeriod());
+                case GCRA -> Band.gcra(name, d.capacity(), d.refillTokens(), d.refillPeriod());
+                case FIXED_WINDOW -> Band.fixedWindow(name, d.limit(), d.window());
+                case SLIDING_WINDOW_LOG -> Band.slidingWindowLog(name, d.limit(), d.window());
+                default -> Band.slidingWindowCounter(name, d.limit(), d.window());
+            };
+        } catch (IllegalArgumentException e) {
+            String parameter = NameUtils.hyphenate(e.getMessage().split(" ")[0]);
+            String where = takes.contains(parameter) ? at(path, parameter) : path;
+            throw refuse(errors, where, "'" + raw.apply(where, given.get(parameter)) + "' is refused: "
+                    + e.getMessage());
+        }
+    }
+
+    /**
+     * Writes a policy back in its written shape: the inverse of {@link #policy} (durations in Micronaut's syntax,
+     * the largest whole unit of ms, s, m, h or d, else ISO-8601).
+     *
+     * @param policy a policy
+     * @return field name to value, in the order configuration writes them; bands as nested maps in declared order
+     */
+    public static Map<String, Object> written(Policy policy) {
+        if (!policy.isComposite()) {
+            return written(policy.bands().get(0));
+        }
+        Map<String, Object> bands = new LinkedHashMap<>();
+        for (Band b : policy.bands()) {
+            bands.put(b.name(), written(b));
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("bands", bands);
+        return out;
+    }
+
+    private static Map<String, Object> written(Band b) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("algorithm", b.algorithm().configName());
+        if (b.algorithm().isBucket()) {
+            out.put("capacity", b.capacity());
+            out.put("refill-tokens", b.refillTokens());
+            out.put("refill-period", duration(b.refillPeriodNanos()));
+        } else {
+            out.put("limit", b.limit());
+            out.put("window", duration(b.windowNanos()));
+        }
+        return out;
+    }
+
+    /**
+     * @param nanos a period in [1 ms, 365 days]
+     * @return {@code 1h}, {@code 90s}, {@code 250ms}; ISO-8601 when not a whole number of milliseconds
+     */
+    static String duration(long nanos) {
+        long[] units = {86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L, 1_000_000L};
+        String[] names = {"d", "h", "m", "s", "ms"};
+        for (int i = 0; i < units.length; i++) {
+            if (nanos % units[i] == 0) {
+                return (nanos / units[i]) + names[i];
+            }
+        }
+        return Duration.ofNanos(nanos).toString().toUpperCase(Locale.ROOT);
+    }
+
+    private static Refused refuse(java.util.Collection<String> errors, String path, String message) {
+        errors.add(path + ": " + message);
+        return new Refused();
+    }
+
+    /** Unwinds the mapping of one policy after its error was recorded. */
+    private static final class Refused extends RuntimeException {
+        Refused() {
+            super(null, null, false, false);
+        }
+    }
+}
