@@ -18,6 +18,7 @@ public final class Decision {
     private final long resetAfterNanos;
     private final long retryAfterNanos;
     private final String band;
+    private final Reservation reservation;
 
     /**
      * Creates a decision.
@@ -33,6 +34,24 @@ public final class Decision {
      */
     public Decision(boolean allowed, long limit, long remaining, long resetAfterNanos, long retryAfterNanos,
                     String band) {
+        this(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, band, null);
+    }
+
+    /**
+     * Creates a decision that may carry a reservation (docs/SPEC.md §10).
+     *
+     * @param allowed whether the request is admitted
+     * @param limit the binding band's quota (capacity or window limit), in [1, 10^15]
+     * @param remaining what is left after this request when admitted, or now when denied, in [0, limit]
+     * @param resetAfterNanos nanoseconds until the binding band is back to its full quota, >= 0
+     * @param retryAfterNanos on a denial that can pass, the least nanoseconds after which the same cost would
+     *     be admitted (> 0); otherwise {@link #NO_RETRY}
+     * @param band the binding band's name for a composite policy, else null
+     * @param reservation the reservation of an admitted decision taken as one, else null
+     * @throws IllegalArgumentException if a value is out of its range, or a denial carries a reservation
+     */
+    public Decision(boolean allowed, long limit, long remaining, long resetAfterNanos, long retryAfterNanos,
+                    String band, Reservation reservation) {
         if (limit < 1 || remaining < 0 || remaining > limit || resetAfterNanos < 0
                 || (retryAfterNanos < 0 && retryAfterNanos != NO_RETRY) || (allowed && retryAfterNanos != NO_RETRY)) {
             throw new IllegalArgumentException("inconsistent decision: allowed=" + allowed + " limit=" + limit
@@ -44,7 +63,32 @@ public final class Decision {
         this.remaining = remaining;
         this.resetAfterNanos = resetAfterNanos;
         this.retryAfterNanos = retryAfterNanos;
+        if (reservation != null && !allowed) {
+            throw new IllegalArgumentException("a denial carries no reservation");
+        }
         this.band = band;
+        this.reservation = reservation;
+    }
+
+    /**
+     * Returns this decision with a reservation attached.
+     *
+     * @param r the reservation, or null for none
+     * @return a decision equal to this one but for its reservation
+     * @throws IllegalArgumentException if this is a denial and {@code r} is not null
+     */
+    public Decision withReservation(Reservation r) {
+        return new Decision(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, band, r);
+    }
+
+    /**
+     * Returns the reservation of an admitted decision taken as one ({@link RateLimiter#reserveAsync}): the handle
+     * with which its cost can be settled or given back (docs/SPEC.md §10).
+     *
+     * @return the reservation, or null when the decision is a denial or was not taken as a reservation
+     */
+    public Reservation reservation() {
+        return reservation;
     }
 
     /**
@@ -116,7 +160,8 @@ public final class Decision {
     public boolean equals(Object o) {
         return this == o || (o instanceof Decision d && allowed == d.allowed && limit == d.limit
                 && remaining == d.remaining && resetAfterNanos == d.resetAfterNanos
-                && retryAfterNanos == d.retryAfterNanos && Objects.equals(band, d.band));
+                && retryAfterNanos == d.retryAfterNanos && Objects.equals(band, d.band)
+                && Objects.equals(reservation, d.reservation));
     }
 
     @Override
@@ -128,6 +173,6 @@ public final class Decision {
     public String toString() {
         return "Decision{" + (allowed ? "allowed" : "denied") + " limit=" + limit + " remaining=" + remaining
                 + " resetAfterNanos=" + resetAfterNanos + " retryAfterNanos=" + retryAfterNanos
-                + (band == null ? "" : " band=" + band) + "}";
+                + (band == null ? "" : " band=" + band) + (reservation == null ? "" : " " + reservation) + "}";
     }
 }

@@ -40,7 +40,9 @@ import java.util.concurrent.TimeUnit;
  * (class id {@link SerializationIds#DECIDE_PROCESSOR}, no format byte); format 2 (class id
  * {@link SerializationIds#DECIDE_PROCESSOR_VERSIONED}) is the format byte 2, then the same fields with the policy
  * in {@link PolicyCodec}'s format 2. A processor is written in the {@link WireFormat#writeFormat()} of its
- * creation, and answers in the format it was read in (grid-core/docs/wire.md).
+ * creation, and answers in the format it was read in (grid-core/docs/wire.md). Taking reservations
+ * ({@link #reserving()}, docs/SPEC.md §10) it is class id {@link SerializationIds#RESERVE_PROCESSOR} with the
+ * fields of the versioned form, and answers a {@link DecisionResult} with reservations.
  */
 final class DecideProcessor
         implements EntryProcessor<String, LimiterState, DecisionResult>, IdentifiedDataSerializable,
@@ -55,12 +57,16 @@ final class DecideProcessor
      */
     static final long EXPIRY_GRANULARITY_MILLIS = 1_000L;
     private static final long NANOS_PER_MILLI = 1_000_000L;
+    /** The source of a new reserved state's id and secret (docs/SPEC.md §10); thread-safe. */
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
     private Policy policy;
     private long cost;
     private long[] costs;
     /** The wire format to write, or that was read; 0 while a versioned form waits to be read. */
     private byte format;
+    /** Whether admitted costs are taken as reservations (class id {@link SerializationIds#RESERVE_PROCESSOR}). */
+    private boolean reserve;
 
     private transient HazelcastInstance instance;
     private transient TimeSource timeSource;
@@ -104,6 +110,26 @@ final class DecideProcessor
     }
 
     /**
+     * Makes this processor take admitted costs as reservations (docs/SPEC.md §10): it is then written under class
+     * id {@link SerializationIds#RESERVE_PROCESSOR}, always versioned (format {@link WireFormat#CURRENT} or the one
+     * it was read in), and answers with reservations ({@link DecisionResult#reserving()}).
+     *
+     * @return this processor
+     */
+    DecideProcessor reserving() {
+        this.reserve = true;
+        if (format == WireFormat.UNVERSIONED) {
+            format = WireFormat.CURRENT;
+        }
+        return this;
+    }
+
+    /** @return whether admitted costs are taken as reservations */
+    boolean reserves() {
+        return reserve;
+    }
+
+    /**
      * Uses this time source instead of the member's: for tests on a plain entry without a cluster.
      *
      * @param source the time source
@@ -129,13 +155,17 @@ final class DecideProcessor
         long nowNanos = source.nowNanos();
         LimiterState current = entry.getValue();
         if (costs == null) {
-            Outcome outcome = RateLimitAlgorithms.apply(current, policy, cost, nowNanos);
+            Outcome outcome = reserve
+                    ? RateLimitAlgorithms.reserve(current, policy, entry.getKey(), cost, nowNanos, RANDOM)
+                    : RateLimitAlgorithms.apply(current, policy, cost, nowNanos);
             if (outcome.write()) {
                 store(entry, outcome.state(), outcome.ttlNanos());
             }
-            return new DecisionResult(new Decision[] {outcome.decision()}, format);
+            return result(new Decision[] {outcome.decision()});
         }
-        Outcome[] outcomes = RateLimitAlgorithms.applyAll(current, policy, costs, nowNanos);
+        Outcome[] outcomes = reserve
+                ? RateLimitAlgorithms.reserveAll(current, policy, entry.getKey(), costs, nowNanos, RANDOM)
+                : RateLimitAlgorithms.applyAll(current, policy, costs, nowNanos);
         Decision[] decisions = new Decision[outcomes.length];
         Outcome lastWrite = null;
         for (int i = 0; i < outcomes.length; i++) {
@@ -148,7 +178,12 @@ final class DecideProcessor
             // every outcome shares one reading, so the last written state's TTL is measured from now as well
             store(entry, lastWrite.state(), lastWrite.ttlNanos());
         }
-        return new DecisionResult(decisions, format);
+        return result(decisions);
+    }
+
+    private DecisionResult result(Decision[] decisions) {
+        DecisionResult r = new DecisionResult(decisions, format);
+        return reserve ? r.reserving() : r;
     }
 
     private void store(Map.Entry<String, LimiterState> entry, LimiterState state, long ttlNanos) {
@@ -254,12 +289,15 @@ final class DecideProcessor
 
     @Override
     public int getClassId() {
+        if (reserve) {
+            return SerializationIds.RESERVE_PROCESSOR;
+        }
         return format == WireFormat.UNVERSIONED ? SerializationIds.DECIDE_PROCESSOR
                 : SerializationIds.DECIDE_PROCESSOR_VERSIONED;
     }
 
     @Override
     public String toString() {
-        return "DecideProcessor{" + policy.name() + (costs == null ? " cost=" + cost : " costs=" + costs.length) + "}";
+        return "DecideProcessor{" + policy.name() + (reserve ? " reserve" : "") + (costs == null ? " cost=" + cost : " costs=" + costs.length) + "}";
     }
 }

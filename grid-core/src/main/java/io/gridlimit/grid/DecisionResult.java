@@ -22,6 +22,8 @@ final class DecisionResult implements IdentifiedDataSerializable {
     private Decision[] decisions;
     /** The wire format to write, or that was read; 0 while a versioned form waits to be read. */
     private byte format;
+    /** Whether the reservations follow the decisions (class id {@link SerializationIds#RESERVE_RESULT}). */
+    private boolean reserving;
 
     /**
      * For deserialization.
@@ -48,6 +50,21 @@ final class DecisionResult implements IdentifiedDataSerializable {
     DecisionResult(Decision[] decisions, byte format) {
         this.decisions = Objects.requireNonNull(decisions, "decisions");
         this.format = format;
+    }
+
+    /**
+     * Makes this the form with reservations: class id {@link SerializationIds#RESERVE_RESULT}, after the decisions
+     * one nullable reservation per decision (a boolean, then {@link io.gridlimit.api.Reservation#toBytes()} as a
+     * byte array).
+     *
+     * @return this result
+     */
+    DecisionResult reserving() {
+        this.reserving = true;
+        if (format == WireFormat.UNVERSIONED) {
+            format = WireFormat.CURRENT;
+        }
+        return this;
     }
 
     /** @return the wire format this result is written in, or was read in */
@@ -97,6 +114,14 @@ final class DecisionResult implements IdentifiedDataSerializable {
             out.writeLong(d.retryAfterNanos());
             out.writeShort(index[i]);
         }
+        if (reserving) {
+            for (Decision d : decisions) {
+                out.writeBoolean(d.reservation() != null);
+                if (d.reservation() != null) {
+                    out.writeByteArray(d.reservation().toBytes());
+                }
+            }
+        }
     }
 
     @Override
@@ -128,6 +153,18 @@ final class DecisionResult implements IdentifiedDataSerializable {
             }
             read[i] = new Decision(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, names[index]);
         }
+        if (reserving) {
+            for (int i = 0; i < n; i++) {
+                if (in.readBoolean()) {
+                    byte[] bytes = in.readByteArray();
+                    try {
+                        read[i] = read[i].withReservation(io.gridlimit.api.Reservation.fromBytes(bytes));
+                    } catch (IllegalArgumentException e) {
+                        throw new IOException("unreadable reservation: " + e.getMessage());
+                    }
+                }
+            }
+        }
         this.decisions = read;
     }
 
@@ -138,6 +175,9 @@ final class DecisionResult implements IdentifiedDataSerializable {
 
     @Override
     public int getClassId() {
+        if (reserving) {
+            return SerializationIds.RESERVE_RESULT;
+        }
         return format == WireFormat.UNVERSIONED ? SerializationIds.DECISION_RESULT
                 : SerializationIds.DECISION_RESULT_VERSIONED;
     }

@@ -23,9 +23,9 @@ public final class GridLimitDataSerializableFactory implements DataSerializableF
      * Creates an empty instance to be read from the wire.
      *
      * @param typeId the class id
-     * @return a new instance; for an id above {@link SerializationIds#HIGHEST_KNOWN} (written by a newer
-     *     GridLimit) one whose reading fails with {@link WireFormat#refuse}'s one log line; null for an unknown id
-     *     below it (Hazelcast then reports the unknown id)
+     * @return a new instance; for any other positive id (ids are taken in ranges with gaps, so an unknown one was
+     *     written by a newer GridLimit) one whose reading fails with {@link WireFormat#refuse}'s one log line; null
+     *     for an id of 0 or below (Hazelcast then reports the unknown id)
      */
     @Override
     public IdentifiedDataSerializable create(int typeId) {
@@ -37,7 +37,11 @@ public final class GridLimitDataSerializableFactory implements DataSerializableF
             case SerializationIds.DECIDE_PROCESSOR_VERSIONED -> new DecideProcessor(true);
             case SerializationIds.WRITE_STATE_PROCESSOR_VERSIONED -> new WriteStateProcessor(true);
             case SerializationIds.DECISION_RESULT_VERSIONED -> new DecisionResult(true);
-            default -> typeId > SerializationIds.HIGHEST_KNOWN ? new Unknown(typeId) : null;
+            case SerializationIds.RESERVE_PROCESSOR -> new DecideProcessor(true).reserving();
+            case SerializationIds.RESERVE_RESULT -> new DecisionResult(true).reserving();
+            case SerializationIds.SETTLE_PROCESSOR -> new SettleProcessor();
+            case SerializationIds.SETTLE_RESULT -> new SettleResult();
+            default -> typeId > 0 ? new Unknown(typeId) : null;
         };
     }
 

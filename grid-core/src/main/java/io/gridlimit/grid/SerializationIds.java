@@ -25,8 +25,20 @@ final class SerializationIds {
     static final int WRITE_STATE_PROCESSOR_VERSIONED = 6;
     /** {@link DecisionResult}, versioned form: a {@link WireFormat} byte (2 or later) first. */
     static final int DECISION_RESULT_VERSIONED = 7;
+    /*
+     * Ids 20 to 29: reservations and settles (docs/SPEC.md §10). Versioned from the start: a format byte first.
+     * A member of a GridLimit before them refuses them as a newer GridLimit's types (grid-core/docs/wire.md).
+     */
+    /** {@link DecideProcessor} taking reservations: a format byte, then the fields of id 5. */
+    static final int RESERVE_PROCESSOR = 20;
+    /** {@link DecisionResult} with reservations: a format byte, the fields of id 7, then the reservations. */
+    static final int RESERVE_RESULT = 21;
+    /** {@link SettleProcessor}: the EntryProcessor of a settle. */
+    static final int SETTLE_PROCESSOR = 22;
+    /** {@link SettleResult}: what a {@link SettleProcessor} returns. */
+    static final int SETTLE_RESULT = 23;
     /** The highest class id this GridLimit knows: a higher one was written by a newer GridLimit. */
-    static final int HIGHEST_KNOWN = DECISION_RESULT_VERSIONED;
+    static final int HIGHEST_KNOWN = SETTLE_RESULT;
 
     /**
      * Compact type names of the stored states, one per {@link io.gridlimit.algorithm.LimiterState} class. Their
@@ -38,6 +50,8 @@ final class SerializationIds {
     static final String SLIDING_WINDOW_LOG_STATE = "gridlimit.SlidingWindowLogState";
     static final String SLIDING_WINDOW_COUNTER_STATE = "gridlimit.SlidingWindowCounterState";
     static final String COMPOSITE_STATE = "gridlimit.CompositeState";
+    /** The Compact type of a {@link io.gridlimit.algorithm.ReservedState} (docs/SPEC.md §10). */
+    static final String RESERVED_STATE = "gridlimit.ReservedState";
     /** The Compact field of a stored state holding its {@link WireFormat} (INT8); absent in format 1. */
     static final String STATE_FORMAT_FIELD = "format";
 
