@@ -177,7 +177,7 @@ public final class MergeStates {
     /**
      * Tells whether a decision under {@code band} reads {@code s} instead of starting fresh (SPEC §4): a state of
      * the band's algorithm written under the same refill period (buckets, GCRA) or window (window algorithms).
-     * The one home of that rule: merging ({@link #moreConsumed}) and the grid's policy catalog both ask it.
+     * The one home of that rule: merging ({@link #moreConsumed}) and the member's seen policies ({@code SeenPolicies}) both ask it.
      *
      * @param s a single-algorithm state, or null (never fits)
      * @param band a band, not null

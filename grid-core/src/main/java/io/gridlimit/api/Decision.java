@@ -19,6 +19,8 @@ public final class Decision {
     private final long retryAfterNanos;
     private final String band;
     private final Reservation reservation;
+    /** The catalog version of the policy this decision used (SPEC §11); 0 when not from the catalog. */
+    private final long policyVersion;
 
     /**
      * Creates a decision.
@@ -52,6 +54,12 @@ public final class Decision {
      */
     public Decision(boolean allowed, long limit, long remaining, long resetAfterNanos, long retryAfterNanos,
                     String band, Reservation reservation) {
+        this(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, band, reservation, 0L);
+    }
+
+    private Decision(boolean allowed, long limit, long remaining, long resetAfterNanos, long retryAfterNanos,
+                     String band, Reservation reservation, long policyVersion) {
+        this.policyVersion = policyVersion;
         if (limit < 1 || remaining < 0 || remaining > limit || resetAfterNanos < 0
                 || (retryAfterNanos < 0 && retryAfterNanos != NO_RETRY) || (allowed && retryAfterNanos != NO_RETRY)) {
             throw new IllegalArgumentException("inconsistent decision: allowed=" + allowed + " limit=" + limit
@@ -78,7 +86,34 @@ public final class Decision {
      * @throws IllegalArgumentException if this is a denial and {@code r} is not null
      */
     public Decision withReservation(Reservation r) {
-        return new Decision(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, band, r);
+        return new Decision(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, band, r, policyVersion);
+    }
+
+    /**
+     * Returns a copy of this decision stating the catalog version of the policy it used (SPEC §11).
+     *
+     * @param version the version, >= 0 (0: not from the grid's policy catalog)
+     * @return a decision equal to this one but for {@link #policyVersion()}; this one when already so
+     * @throws IllegalArgumentException if {@code version} is negative
+     */
+    public Decision withPolicyVersion(long version) {
+        if (version < 0) {
+            throw new IllegalArgumentException("policyVersion must be >= 0, got " + version);
+        }
+        if (version == policyVersion) {
+            return this;
+        }
+        return new Decision(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, band, reservation, version);
+    }
+
+    /**
+     * Returns the version of the grid's policy catalog the deciding owner used: the newest it knew, which may be
+     * newer than the asking replica's (SPEC §11).
+     *
+     * @return the version, >= 1; 0 when the policy did not come from the catalog
+     */
+    public long policyVersion() {
+        return policyVersion;
     }
 
     /**
@@ -161,7 +196,7 @@ public final class Decision {
         return this == o || (o instanceof Decision d && allowed == d.allowed && limit == d.limit
                 && remaining == d.remaining && resetAfterNanos == d.resetAfterNanos
                 && retryAfterNanos == d.retryAfterNanos && Objects.equals(band, d.band)
-                && Objects.equals(reservation, d.reservation));
+                && Objects.equals(reservation, d.reservation) && policyVersion == d.policyVersion);
     }
 
     @Override
@@ -173,6 +208,7 @@ public final class Decision {
     public String toString() {
         return "Decision{" + (allowed ? "allowed" : "denied") + " limit=" + limit + " remaining=" + remaining
                 + " resetAfterNanos=" + resetAfterNanos + " retryAfterNanos=" + retryAfterNanos
-                + (band == null ? "" : " band=" + band) + (reservation == null ? "" : " " + reservation) + "}";
+                + (band == null ? "" : " band=" + band) + (reservation == null ? "" : " " + reservation)
+                + (policyVersion == 0 ? "" : " policyVersion=" + policyVersion) + "}";
     }
 }

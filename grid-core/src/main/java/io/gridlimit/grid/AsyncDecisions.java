@@ -151,7 +151,8 @@ final class AsyncDecisions implements AutoCloseable {
         if (coalescer != null) {
             return coalescer.decide(policy, key, cost, executor);
         }
-        return submit(policy, key, new DecideProcessor(policy, cost), DecisionResult::first, executor);
+        return submit(policy, key, new DecideProcessor(policy, cost).withPolicyVersion(maps.versionOf(policy)),
+                DecisionResult::first, executor);
     }
 
     /**
@@ -171,8 +172,8 @@ final class AsyncDecisions implements AutoCloseable {
      * closed are still sent (close lets accepted decisions finish).
      */
     private CompletionStage<Decision[]> sendBatch(Policy policy, String key, long[] costs, Executor executor) {
-        DecideProcessor processor = costs.length == 1 ? new DecideProcessor(policy, costs[0])
-                : new DecideProcessor(policy, costs);
+        DecideProcessor processor = (costs.length == 1 ? new DecideProcessor(policy, costs[0])
+                : new DecideProcessor(policy, costs)).withPolicyVersion(maps.versionOf(policy));
         return submit(policy, key, processor, DecisionResult::decisions, executor);
     }
 

@@ -26,8 +26,8 @@ import io.gridlimit.api.Policy;
  *   <li>Hazelcast runs {@link #merge} on the owner of the key in the healed cluster, with the entry of the smaller
  *   side ({@code mergingValue}) and the owner's own ({@code existingValue}, null when it has none: the merging
  *   value is then taken as it is).</li>
- *   <li>The key's policy is not part of the entry: it is found in the member's {@link PolicyCatalog} by the
- *   shape of the two states (the catalog fills itself with every decision the member runs or asks). When no
+ *   <li>The key's policy is not part of the entry: it is found in the member's {@link SeenPolicies} by the
+ *   shape of the two states (it fills itself with every decision the member runs or asks). When no
  *   known policy, or several different ones, fit both states, the states are merged without it, as
  *   {@link MergeStates} describes (still conservative; a token bucket may then withhold some refill).</li>
  *   <li>Expiry: Hazelcast gives the merged record the expiration of the merging entry. The merged state becomes
@@ -88,15 +88,15 @@ public final class ConservativeMergePolicy<T extends MergingValue<Object> & Merg
     }
 
     /**
-     * The state merge with the policy found in the member's catalog.
+     * The state merge with the policy found in the member's seen policies.
      *
      * @param existing the owner's state
      * @param merging the smaller side's state
-     * @param memberOrNull the member (its {@link PolicyCatalog}), or null: merge without a policy
+     * @param memberOrNull the member (its {@link SeenPolicies}), or null: merge without a policy
      * @return the merged state
      */
     static LimiterState merge(LimiterState existing, LimiterState merging, HazelcastInstance memberOrNull) {
-        Policy policy = memberOrNull == null ? null : PolicyCatalog.of(memberOrNull).resolve(existing, merging);
+        Policy policy = memberOrNull == null ? null : SeenPolicies.of(memberOrNull).resolve(existing, merging);
         return MergeStates.moreConsumed(existing, merging, policy);
     }
 

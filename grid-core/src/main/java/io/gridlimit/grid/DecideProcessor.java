@@ -7,6 +7,7 @@ import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import io.gridlimit.algorithm.CarryOver;
 import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.algorithm.Outcome;
 import io.gridlimit.algorithm.RateLimitAlgorithms;
@@ -39,10 +40,12 @@ import java.util.concurrent.TimeUnit;
  * <p>Wire form: the policy ({@link PolicyCodec}), the cost, the costs (a nullable long array). That is format 1
  * (class id {@link SerializationIds#DECIDE_PROCESSOR}, no format byte); format 2 (class id
  * {@link SerializationIds#DECIDE_PROCESSOR_VERSIONED}) is the format byte 2, then the same fields with the policy
- * in {@link PolicyCodec}'s format 2. A processor is written in the {@link WireFormat#writeFormat()} of its
- * creation, and answers in the format it was read in (grid-core/docs/wire.md). Taking reservations
- * ({@link #reserving()}, docs/SPEC.md §10) it is class id {@link SerializationIds#RESERVE_PROCESSOR} with the
- * fields of the versioned form, and answers a {@link DecisionResult} with reservations.
+ * in {@link PolicyCodec}'s format 2; the catalog form (class id {@link SerializationIds#DECIDE_PROCESSOR_CATALOG},
+ * docs/SPEC.md §11) is format 2's fields followed by the policy's catalog version (long). Taking reservations
+ * ({@link #reserving()}, docs/SPEC.md §10) it is class id {@link SerializationIds#RESERVE_PROCESSOR}: format 2's
+ * fields followed by the catalog version (long, 0 when not from the catalog), and answers a {@link DecisionResult}
+ * with reservations. A processor is written in the {@link WireFormat#writeFormat()} of its creation, and answers in
+ * the format it was read in (grid-core/docs/wire.md).
  */
 final class DecideProcessor
         implements EntryProcessor<String, LimiterState, DecisionResult>, IdentifiedDataSerializable,
@@ -67,6 +70,10 @@ final class DecideProcessor
     private byte format;
     /** Whether admitted costs are taken as reservations (class id {@link SerializationIds#RESERVE_PROCESSOR}). */
     private boolean reserve;
+    /** The catalog version of {@link #policy} the asking replica knows (SPEC §11); 0 when not from the catalog. */
+    private long policyVersion;
+    /** Whether this processor is written under, or was read from, {@link SerializationIds#DECIDE_PROCESSOR_CATALOG}. */
+    private boolean catalogForm;
 
     private transient HazelcastInstance instance;
     private transient TimeSource timeSource;
@@ -79,6 +86,43 @@ final class DecideProcessor
      */
     DecideProcessor(boolean versioned) {
         this.format = versioned ? 0 : WireFormat.UNVERSIONED;
+    }
+
+    /**
+     * For deserialization of the catalog form (class id {@link SerializationIds#DECIDE_PROCESSOR_CATALOG}): the
+     * versioned form's fields, then the policy version.
+     *
+     * @return an empty processor expecting the catalog form
+     */
+    static DecideProcessor catalogForm() {
+        DecideProcessor p = new DecideProcessor(true);
+        p.catalogForm = true;
+        return p;
+    }
+
+    /**
+     * Marks the policy as version {@code version} of the grid's policy catalog: the owner then decides with the
+     * newest version it knows (SPEC §11) and the answer states the version used. Written under class id
+     * {@link SerializationIds#DECIDE_PROCESSOR_CATALOG}, which only a cluster whose every member reads it is sent
+     * ({@link CatalogSupport}).
+     *
+     * @param version the catalog version, >= 1; 0 leaves the processor as it is
+     * @return this processor
+     */
+    DecideProcessor withPolicyVersion(long version) {
+        if (version > 0) {
+            this.policyVersion = version;
+            this.catalogForm = true;
+            if (format == WireFormat.UNVERSIONED) {
+                format = WireFormat.CURRENT;
+            }
+        }
+        return this;
+    }
+
+    /** @return the catalog version sent, 0 when not from the catalog */
+    long policyVersion() {
+        return policyVersion;
     }
 
     /**
@@ -149,19 +193,21 @@ final class DecideProcessor
     public DecisionResult process(Map.Entry<String, LimiterState> entry) {
         backup = null;
         TimeSource source = timeSource != null ? timeSource : GridLimitHazelcast.timeSourceOf(instance);
-        if (instance != null) {
-            PolicyCatalog.of(instance).remember(policy); // for the split-brain merge and the state-loss count
-        }
         long nowNanos = source.nowNanos();
-        LimiterState current = entry.getValue();
+        // the newest version of the policy this owner knows, and the state carried over to it (SPEC §4, §11)
+        OwnerPolicy.Resolved owner = OwnerPolicy.resolve(instance, policy, policyVersion, entry.getValue(), nowNanos);
+        Policy policy = owner.policy();
+        LimiterState current = owner.state();
         if (costs == null) {
             Outcome outcome = reserve
                     ? RateLimitAlgorithms.reserve(current, policy, entry.getKey(), cost, nowNanos, RANDOM)
                     : RateLimitAlgorithms.apply(current, policy, cost, nowNanos);
             if (outcome.write()) {
                 store(entry, outcome.state(), outcome.ttlNanos());
+            } else if (owner.carried()) {
+                storeCarried(entry, owner, nowNanos);
             }
-            return result(new Decision[] {outcome.decision()});
+            return result(new Decision[] {outcome.decision()}, owner.version());
         }
         Outcome[] outcomes = reserve
                 ? RateLimitAlgorithms.reserveAll(current, policy, entry.getKey(), costs, nowNanos, RANDOM)
@@ -177,13 +223,27 @@ final class DecideProcessor
         if (lastWrite != null) {
             // every outcome shares one reading, so the last written state's TTL is measured from now as well
             store(entry, lastWrite.state(), lastWrite.ttlNanos());
+        } else if (owner.carried()) {
+            storeCarried(entry, owner, nowNanos);
         }
-        return result(decisions);
+        return result(decisions, owner.version());
     }
 
-    private DecisionResult result(Decision[] decisions) {
-        DecisionResult r = new DecisionResult(decisions, format);
-        return reserve ? r.reserving() : r;
+    /** A carried-over state is written even when nothing was admitted, so later decisions refill from it. */
+    private void storeCarried(Map.Entry<String, LimiterState> entry, OwnerPolicy.Resolved owner, long nowNanos) {
+        if (owner.state() != null) {
+            store(entry, owner.state(), CarryOver.nanosUntilFresh(owner.state(), owner.policy(), nowNanos));
+        }
+    }
+
+    private DecisionResult result(Decision[] decisions, long version) {
+        if (!catalogForm && !reserve) {
+            return new DecisionResult(decisions, format);
+        }
+        for (int i = 0; i < decisions.length; i++) {
+            decisions[i] = decisions[i].withPolicyVersion(version);
+        }
+        return reserve ? new DecisionResult(decisions, format).reserving() : DecisionResult.catalog(decisions, format);
     }
 
     private void store(Map.Entry<String, LimiterState> entry, LimiterState state, long ttlNanos) {
@@ -268,6 +328,9 @@ final class DecideProcessor
         PolicyCodec.write(out, policy, format);
         out.writeLong(cost);
         out.writeLongArray(costs);
+        if (catalogForm || reserve) {
+            out.writeLong(policyVersion);
+        }
     }
 
     @Override
@@ -279,6 +342,17 @@ final class DecideProcessor
         costs = in.readLongArray();
         if (costs != null && (costs.length < 1 || costs.length > MAX_BATCH)) {
             throw new IOException("cost count out of range: " + costs.length);
+        }
+        if (reserve) {
+            policyVersion = in.readLong();
+            if (policyVersion < 0) {
+                throw new IOException("policy version out of range: " + policyVersion);
+            }
+        } else if (catalogForm) {
+            policyVersion = in.readLong();
+            if (policyVersion < 1) {
+                throw new IOException("policy version out of range: " + policyVersion);
+            }
         }
     }
 
@@ -292,7 +366,8 @@ final class DecideProcessor
         if (reserve) {
             return SerializationIds.RESERVE_PROCESSOR;
         }
-        return format == WireFormat.UNVERSIONED ? SerializationIds.DECIDE_PROCESSOR
+        return catalogForm ? SerializationIds.DECIDE_PROCESSOR_CATALOG
+                : format == WireFormat.UNVERSIONED ? SerializationIds.DECIDE_PROCESSOR
                 : SerializationIds.DECIDE_PROCESSOR_VERSIONED;
     }
 

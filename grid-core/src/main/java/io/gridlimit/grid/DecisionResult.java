@@ -24,6 +24,8 @@ final class DecisionResult implements IdentifiedDataSerializable {
     private byte format;
     /** Whether the reservations follow the decisions (class id {@link SerializationIds#RESERVE_RESULT}). */
     private boolean reserving;
+    /** Whether this is the catalog form (class id {@link SerializationIds#DECISION_RESULT_CATALOG}). */
+    private boolean catalogForm;
 
     /**
      * For deserialization.
@@ -55,7 +57,7 @@ final class DecisionResult implements IdentifiedDataSerializable {
     /**
      * Makes this the form with reservations: class id {@link SerializationIds#RESERVE_RESULT}, after the decisions
      * one nullable reservation per decision (a boolean, then {@link io.gridlimit.api.Reservation#toBytes()} as a
-     * byte array).
+     * byte array), then the catalog version used (long, 0 when none).
      *
      * @return this result
      */
@@ -65,6 +67,28 @@ final class DecisionResult implements IdentifiedDataSerializable {
             format = WireFormat.CURRENT;
         }
         return this;
+    }
+
+    /**
+     * The catalog form (docs/SPEC.md §11): the answer to a processor that carried a policy version. Its wire form is
+     * the versioned form's fields, then the catalog version of the policy used (long; all decisions of one result
+     * share it).
+     *
+     * @param decisions the decisions, each stating the same {@link Decision#policyVersion()}, not copied
+     * @param format the wire format of the request answered
+     * @return the result
+     */
+    static DecisionResult catalog(Decision[] decisions, byte format) {
+        DecisionResult r = new DecisionResult(decisions, format);
+        r.catalogForm = true;
+        return r;
+    }
+
+    /** @return an empty result expecting the catalog form, for deserialization */
+    static DecisionResult catalogForm() {
+        DecisionResult r = new DecisionResult(true);
+        r.catalogForm = true;
+        return r;
     }
 
     /** @return the wire format this result is written in, or was read in */
@@ -121,6 +145,9 @@ final class DecisionResult implements IdentifiedDataSerializable {
                     out.writeByteArray(d.reservation().toBytes());
                 }
             }
+            out.writeLong(decisions[0].policyVersion());
+        } else if (catalogForm) {
+            out.writeLong(decisions[0].policyVersion());
         }
     }
 
@@ -165,6 +192,15 @@ final class DecisionResult implements IdentifiedDataSerializable {
                 }
             }
         }
+        if (reserving || catalogForm) {
+            long version = in.readLong();
+            if (version < 0) {
+                throw new IOException("policy version out of range: " + version);
+            }
+            for (int i = 0; i < n; i++) {
+                read[i] = read[i].withPolicyVersion(version);
+            }
+        }
         this.decisions = read;
     }
 
@@ -178,7 +214,8 @@ final class DecisionResult implements IdentifiedDataSerializable {
         if (reserving) {
             return SerializationIds.RESERVE_RESULT;
         }
-        return format == WireFormat.UNVERSIONED ? SerializationIds.DECISION_RESULT
+        return catalogForm ? SerializationIds.DECISION_RESULT_CATALOG
+                : format == WireFormat.UNVERSIONED ? SerializationIds.DECISION_RESULT
                 : SerializationIds.DECISION_RESULT_VERSIONED;
     }
 

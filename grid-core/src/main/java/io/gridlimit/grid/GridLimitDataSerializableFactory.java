@@ -23,9 +23,9 @@ public final class GridLimitDataSerializableFactory implements DataSerializableF
      * Creates an empty instance to be read from the wire.
      *
      * @param typeId the class id
-     * @return a new instance; for any other positive id (ids are taken in ranges with gaps, so an unknown one was
-     *     written by a newer GridLimit) one whose reading fails with {@link WireFormat#refuse}'s one log line; null
-     *     for an id of 0 or below (Hazelcast then reports the unknown id)
+     * @return a new instance; for an id this GridLimit does not know (written by a newer GridLimit: ids are never
+     *     reused, and ranges are reserved ahead, {@link SerializationIds}) one whose reading fails with
+     *     {@link WireFormat#refuse}'s one log line; null for an id below 1
      */
     @Override
     public IdentifiedDataSerializable create(int typeId) {
@@ -41,6 +41,12 @@ public final class GridLimitDataSerializableFactory implements DataSerializableF
             case SerializationIds.RESERVE_RESULT -> new DecisionResult(true).reserving();
             case SerializationIds.SETTLE_PROCESSOR -> new SettleProcessor();
             case SerializationIds.SETTLE_RESULT -> new SettleResult();
+            case SerializationIds.DECIDE_PROCESSOR_CATALOG -> DecideProcessor.catalogForm();
+            case SerializationIds.DECISION_RESULT_CATALOG -> DecisionResult.catalogForm();
+            case SerializationIds.POLICY_RECORD -> new PolicyRecord();
+            case SerializationIds.CATALOG_UPDATE_PROCESSOR -> new CatalogUpdateProcessor();
+            case SerializationIds.CATALOG_WRITE_PROCESSOR -> new CatalogWriteProcessor();
+            case SerializationIds.CATALOG_UPDATE_RESULT -> new CatalogUpdateProcessor.Result();
             default -> typeId > 0 ? new Unknown(typeId) : null;
         };
     }

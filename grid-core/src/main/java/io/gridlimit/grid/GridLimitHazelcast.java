@@ -17,6 +17,7 @@ import com.hazelcast.nio.serialization.DataSerializableFactory;
 import com.hazelcast.nio.serialization.compact.CompactSerializer;
 import io.gridlimit.time.ClusterTimeSource;
 import io.gridlimit.time.TimeSource;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentMap;
 
@@ -79,7 +80,9 @@ public final class GridLimitHazelcast {
      * Configures a member with the defaults: serialization, {@link #mapConfig(int)} with 1 synchronous backup
      * (unless the config already has a {@code gridlimit.*} map config, which is then kept as given), decisions
      * reading the member's cluster time ({@link ClusterTimeSource}) unless the user context already holds a
-     * time source, and the expiry sweep of {@link ExpirySweep#configure(Config)}.
+     * time source, the expiry sweep of {@link ExpirySweep#configure(Config)}, and the policy catalog's maps
+     * ({@link PolicyCatalog}: the same backups as the policy maps, unless configured) with the member attribute
+     * saying this member reads the catalog (docs/SPEC.md §11).
      *
      * @param config the member configuration, changed in place
      * @return {@code config}
@@ -95,6 +98,14 @@ public final class GridLimitHazelcast {
         WireFormat.advertise(config); // member attribute gridlimit.wire, and the writers' view (docs/wire.md)
         if (!config.getMapConfigs().containsKey(MAP_CONFIG_NAME)) {
             config.addMapConfig(mapConfig(DEFAULT_BACKUP_COUNT));
+        }
+        CatalogSupport.advertise(config); // member attribute gridlimit.catalog (docs/SPEC.md §11)
+        for (String catalogMap : List.of(PolicyCatalog.POLICIES_MAP, PolicyCatalog.OVERRIDES_MAP,
+                PolicyCatalog.REFERENCES_MAP)) {
+            if (!config.getMapConfigs().containsKey(catalogMap)) {
+                config.addMapConfig(new MapConfig(catalogMap).setBackupCount(
+                        config.getMapConfig(MAP_CONFIG_NAME).getBackupCount()).setAsyncBackupCount(0));
+            }
         }
         ExpirySweep.configure(config);
         return config;

@@ -92,7 +92,8 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         RateLimiter.checkKey(key);
         RateLimiter.checkCost(cost);
         checkOpen();
-        DecisionResult result = map(policy).map().executeOnKey(key, new DecideProcessor(policy, cost));
+        DecisionResult result = map(policy).map().executeOnKey(key,
+                new DecideProcessor(policy, cost).withPolicyVersion(maps.versionOf(policy)));
         return result.first();
     }
 
@@ -335,12 +336,25 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     }
 
     /** A checked batch processor: each cost here, their number by {@link DecideProcessor}; costs copied. */
-    private static DecideProcessor batch(Policy policy, long[] costs) {
+    private DecideProcessor batch(Policy policy, long[] costs) {
         long[] copy = Objects.requireNonNull(costs, "costs").clone();
         for (int i = 0; i < copy.length; i++) {
             RateLimiter.checkCost("costs[" + i + "]", copy[i]);
         }
-        return new DecideProcessor(policy, copy);
+        return new DecideProcessor(policy, copy).withPolicyVersion(maps.versionOf(policy));
+    }
+
+    /**
+     * Makes decisions of the catalog's current policies carry their version (docs/SPEC.md §11): the owner of a key
+     * then decides with the newest version it knows, and each {@link Decision#policyVersion()} states the version
+     * used. A policy that is not the catalog's current one of its name is decided as given, without a version.
+     *
+     * @param catalog the grid's policy catalog of this instance, or null to stop
+     * @return this limiter
+     */
+    public HazelcastRateLimiter useCatalog(PolicyCatalog catalog) {
+        maps.useCatalog(catalog);
+        return this;
     }
 
     /** Builds a {@link HazelcastRateLimiter}; not thread-safe. */

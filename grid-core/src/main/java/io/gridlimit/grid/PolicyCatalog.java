@@ -1,175 +1,583 @@
 package io.gridlimit.grid;
 
-import com.hazelcast.config.Config;
+import com.hazelcast.cluster.Member;
+import com.hazelcast.core.EntryEvent;
 import com.hazelcast.core.HazelcastInstance;
-import io.gridlimit.algorithm.CompositeState;
-import io.gridlimit.algorithm.LimiterState;
-import io.gridlimit.algorithm.MergeStates;
-import io.gridlimit.api.Band;
+import com.hazelcast.core.LifecycleEvent;
+import com.hazelcast.map.IMap;
+import com.hazelcast.map.listener.EntryAddedListener;
+import com.hazelcast.map.listener.EntryMergedListener;
+import com.hazelcast.map.listener.EntryRemovedListener;
+import com.hazelcast.map.listener.EntryUpdatedListener;
 import io.gridlimit.api.Policy;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
- * The policies a member has seen, by name: what the split-brain merge ({@link ConservativeMergePolicy}) and the
- * state-loss count ({@link StateLossListener}) need to read a stored state, since Hazelcast hands them a value
- * without its policy (a token bucket state does not carry its capacity or rate, a log state not its limit).
+ * The grid's policy catalog (docs/SPEC.md §11): versioned policies and per-key overrides that live in the cluster
+ * and change without a redeploy, read by every replica from a local copy.
  *
- * <p>One catalog per member, kept in the member's {@code Config} user context under {@link #USER_CONTEXT_KEY}.
- * It fills itself: every decision run on the member ({@code DecideProcessor}) and every decision asked through a
- * {@link HazelcastRateLimiter} on the member remembers its policy (the latest parameters per name win); an
- * application may also {@link #remember} its configured policies at boot, so that a member that has not yet
- * decided for a policy knows it too. Thread-safe.
+ * <ul>
+ *   <li><b>Policies</b> are {@link PolicyRecord}s in the IMap {@link #POLICIES_MAP} (with the policy maps'
+ *   backups). Every change is one {@link CatalogUpdateProcessor} on the owner of the policy's entry, comparing the
+ *   version (compare-and-set); a deletion leaves a tombstone so versions only grow.</li>
+ *   <li><b>Overrides</b> map (policy, key) to another policy, in the IMap {@link #OVERRIDES_MAP} (key
+ *   {@code <policy>|<key>}, value the other policy's name; policy names hold no {@code |}), changed with the map's
+ *   atomic {@code putIfAbsent} / {@code replace} / {@code remove}; bounded by {@link #maxOverrides()}.</li>
+ *   <li><b>Local copies.</b> Each instance holds both maps in memory, kept current by entry listeners (events
+ *   reach every replica in milliseconds; a client reloads both after reconnecting), so a lookup on the decision
+ *   path ({@link #versionOf}, {@link #policy}, {@link #overrideFor}) reads local memory only: no network round
+ *   trip, never blocking. On a member, every version seen is also handed to the member's {@link SeenPolicies},
+ *   from which the owner of a key decides with the newest version it knows ({@link OwnerPolicy}).</li>
+ *   <li><b>References.</b> Each replica registers which policies its routes name ({@link #registerReferences}) in
+ *   the IMap {@link #REFERENCES_MAP} under its own id, with a TTL of {@link #REFERENCE_TTL_SECONDS} s refreshed
+ *   every third of it, so that a deletion can be refused while any live replica names the policy.</li>
+ * </ul>
+ * Changes block on the grid: call them off the event loop (the admin API runs them on the blocking executor).
+ * Changes are accepted only while every member reads the catalog's wire types ({@link CatalogSupport}). Thread-safe.
  */
-public final class PolicyCatalog {
-    /** Key under which a member's {@code Config} user context holds its catalog. */
-    public static final String USER_CONTEXT_KEY = "io.gridlimit.grid.PolicyCatalog";
+public final class PolicyCatalog implements AutoCloseable {
+    /** The IMap of the policy records. */
+    public static final String POLICIES_MAP = "gridlimit-catalog";
+    /** The IMap of the per-key overrides. */
+    public static final String OVERRIDES_MAP = "gridlimit-overrides";
+    /** The IMap of the replicas' route references. */
+    public static final String REFERENCES_MAP = "gridlimit-references";
+    /** Seconds a replica's references live unless refreshed. */
+    public static final int REFERENCE_TTL_SECONDS = 30;
+    /** Default most overrides the catalog holds. */
+    public static final int DEFAULT_MAX_OVERRIDES = 100_000;
+    /** The separator of an override's map key: {@code <policy>|<key>}. */
+    static final char OVERRIDE_SEPARATOR = '|';
 
-    private final ConcurrentHashMap<String, Policy> byName = new ConcurrentHashMap<>();
+    private final HazelcastInstance instance;
+    private final IMap<String, PolicyRecord> policies;
+    private final IMap<String, String> overrides;
+    private final IMap<String, String> references;
+    private final ConcurrentHashMap<String, PolicyRecord> local = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, String> localOverrides = new ConcurrentHashMap<>();
+    private final List<Consumer<PolicyRecord>> listeners = new CopyOnWriteArrayList<>();
+    private final SeenPolicies seen;
+    private final int maxOverrides;
+    private final String replicaId;
+    private final UUID policyListener;
+    private final UUID overrideListener;
+    private final UUID lifecycleListener;
+    private final ScheduledExecutorService refresher;
+    private volatile String referencesValue;
 
-    /** Creates an empty catalog (usually reached through {@link #of(HazelcastInstance)} instead). */
-    public PolicyCatalog() {
+    private PolicyCatalog(HazelcastInstance instance, int maxOverrides) {
+        this.instance = instance;
+        this.maxOverrides = maxOverrides;
+        this.policies = instance.getMap(POLICIES_MAP);
+        this.overrides = instance.getMap(OVERRIDES_MAP);
+        this.references = instance.getMap(REFERENCES_MAP);
+        boolean member = instance.getLocalEndpoint() instanceof Member;
+        this.seen = member ? SeenPolicies.of(instance) : null;
+        this.replicaId = instance.getLocalEndpoint().getUuid().toString();
+        this.policyListener = policies.addEntryListener(new PolicyEvents(), true);
+        this.overrideListener = overrides.addEntryListener(new OverrideEvents(), true);
+        this.lifecycleListener = member ? null : instance.getLifecycleService().addLifecycleListener(e -> {
+            if (e.getState() == LifecycleEvent.LifecycleState.CLIENT_CONNECTED) {
+                Thread reload = new Thread(this::reloadQuietly, "gridlimit-catalog-reload");
+                reload.setDaemon(true);
+                reload.start();
+            }
+        });
+        reload();
+        this.refresher = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "gridlimit-catalog-references");
+            t.setDaemon(true);
+            return t;
+        });
+        long period = REFERENCE_TTL_SECONDS / 3;
+        refresher.scheduleWithFixedDelay(this::refreshReferences, period, period, TimeUnit.SECONDS);
     }
 
     /**
-     * Returns the catalog of a member, creating it on first use.
+     * Starts the catalog of an instance: registers the listeners, then loads both maps (blocking: call at boot).
      *
-     * @param member a running member (on a client the catalog is local to the client and unused)
-     * @return the member's catalog, never null
-     * @throws NullPointerException if {@code member} is null
-     * @throws IllegalStateException if the user context holds something else under {@link #USER_CONTEXT_KEY}
+     * @param instance a running member or client, configured with {@link GridLimitHazelcast}
+     * @return the catalog; close it before the instance
+     * @throws NullPointerException if {@code instance} is null
      */
-    public static PolicyCatalog of(HazelcastInstance member) {
-        return of(Objects.requireNonNull(member, "member").getConfig().getUserContext());
+    public static PolicyCatalog start(HazelcastInstance instance) {
+        return start(instance, DEFAULT_MAX_OVERRIDES);
     }
 
     /**
-     * Returns the catalog a member started from {@code config} will use, creating it if absent.
+     * Starts the catalog with a bound on the overrides.
      *
-     * @param config a member configuration
-     * @return the catalog, never null
-     * @throws NullPointerException if {@code config} is null
-     * @throws IllegalStateException if the user context holds something else under {@link #USER_CONTEXT_KEY}
+     * @param instance a running member or client, configured with {@link GridLimitHazelcast}
+     * @param maxOverrides most overrides, in [1, 10^8]
+     * @return the catalog; close it before the instance
+     * @throws IllegalArgumentException if {@code maxOverrides} is out of range
      */
-    public static PolicyCatalog of(Config config) {
-        return of(Objects.requireNonNull(config, "config").getUserContext());
+    public static PolicyCatalog start(HazelcastInstance instance, int maxOverrides) {
+        Objects.requireNonNull(instance, "instance");
+        if (maxOverrides < 1 || maxOverrides > 100_000_000) {
+            throw new IllegalArgumentException("maxOverrides must be in [1, 100000000], got " + maxOverrides);
+        }
+        return new PolicyCatalog(instance, maxOverrides);
     }
 
-    private static PolicyCatalog of(ConcurrentMap<String, Object> context) {
-        Object found = context.get(USER_CONTEXT_KEY);
-        if (found == null) {
-            found = context.computeIfAbsent(USER_CONTEXT_KEY, k -> new PolicyCatalog());
+    /** @return most overrides the catalog accepts */
+    public int maxOverrides() {
+        return maxOverrides;
+    }
+
+    private void reloadQuietly() {
+        try {
+            reload();
+        } catch (RuntimeException e) {
+            // the next reconnect or event brings the copy up to date
         }
-        if (found instanceof PolicyCatalog catalog) {
-            return catalog;
+    }
+
+    private void reload() {
+        for (Map.Entry<String, PolicyRecord> e : policies.entrySet()) {
+            apply(e.getValue());
         }
-        throw new IllegalStateException("the user context entry " + USER_CONTEXT_KEY + " holds a "
-                + found.getClass().getName() + ", not a PolicyCatalog");
+        Map<String, String> all = Map.copyOf(overrides);
+        localOverrides.keySet().retainAll(all.keySet());
+        localOverrides.putAll(all);
+    }
+
+    /** Takes a record into the local copy when it is newer than the one held; notifies the listeners. */
+    private void apply(PolicyRecord record) {
+        if (record == null) {
+            return;
+        }
+        boolean[] newer = {false};
+        local.compute(record.name(), (n, held) -> {
+            if (held == null || record.version() > held.version()) {
+                newer[0] = true;
+                return record;
+            }
+            return held;
+        });
+        if (!newer[0]) {
+            return;
+        }
+        if (seen != null) {
+            if (record.live()) {
+                seen.rememberVersion(record.version(), record.policy());
+            }
+            for (SeenPolicies.Versioned v : record.earlier()) {
+                seen.rememberVersion(v.version(), v.policy());
+            }
+        }
+        for (Consumer<PolicyRecord> l : listeners) {
+            try {
+                l.accept(record);
+            } catch (RuntimeException e) {
+                // a listener's failure never stops the copy from being current
+            }
+        }
     }
 
     /**
-     * Remembers a policy under its name, replacing an earlier one of the same name.
+     * Adds a listener called with every newer record this copy takes (on a Hazelcast event thread, or the thread
+     * that made the change): for logging, metrics and derived views. Keep it short and non-blocking.
      *
-     * @param policy the policy
-     * @throws NullPointerException if {@code policy} is null
+     * @param listener the listener
      */
-    public void remember(Policy policy) {
-        Policy known = byName.get(policy.name());
-        if (known != policy && !policy.equals(known)) {
-            byName.put(policy.name(), policy);
+    public void onChange(Consumer<PolicyRecord> listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * Returns the live record of a policy from the local copy.
+     *
+     * @param name a policy name
+     * @return the record, or empty when the catalog has no such policy (or deleted it)
+     */
+    public Optional<PolicyRecord> record(String name) {
+        PolicyRecord r = local.get(name);
+        return r != null && r.live() ? Optional.of(r) : Optional.empty();
+    }
+
+    /**
+     * Returns the record of a name from the local copy, a deletion (tombstone) included.
+     *
+     * @param name a policy name
+     * @return the record, or empty when the name was never in the catalog
+     */
+    public Optional<PolicyRecord> anyRecord(String name) {
+        return Optional.ofNullable(local.get(name));
+    }
+
+    /** @return the live records of the local copy, by name */
+    public List<PolicyRecord> records() {
+        List<PolicyRecord> out = new ArrayList<>();
+        for (PolicyRecord r : local.values()) {
+            if (r.live()) {
+                out.add(r);
+            }
         }
+        out.sort(Comparator.comparing(PolicyRecord::name));
+        return out;
+    }
+
+    /**
+     * The current policy of a name, from the local copy: one map read.
+     *
+     * @param name a policy name
+     * @return the policy, or null when the catalog has none of that name
+     */
+    public Policy policy(String name) {
+        PolicyRecord r = local.get(name);
+        return r == null ? null : r.policy();
+    }
+
+    /**
+     * The catalog version of a policy, when it is the catalog's current one for its name (local copy).
+     *
+     * @param policy a policy
+     * @return the version, >= 1; 0 when the catalog holds another policy, a deletion or nothing under that name
+     */
+    public long versionOf(Policy policy) {
+        PolicyRecord r = local.get(policy.name());
+        return r != null && r.live() && (r.policy() == policy || r.policy().equals(policy)) ? r.version() : 0;
+    }
+
+    /**
+     * The override of a key under a policy, from the local copy: one map read.
+     *
+     * @param policyName the policy a rule names
+     * @param key the grid key
+     * @return the name of the policy that decides this key instead, or null
+     */
+    public String overrideFor(String policyName, String key) {
+        return localOverrides.isEmpty() ? null : localOverrides.get(overrideKey(policyName, key));
     }
 
     /**
      * @param policyName a policy name
-     * @return the policy last remembered under that name, or null
+     * @return the overrides under that policy, key to the other policy's name (local copy)
      */
-    public Policy policy(String policyName) {
-        return byName.get(policyName);
+    public Map<String, String> overridesOf(String policyName) {
+        String prefix = policyName + OVERRIDE_SEPARATOR;
+        Map<String, String> out = new java.util.TreeMap<>();
+        localOverrides.forEach((k, v) -> {
+            if (k.startsWith(prefix)) {
+                out.put(k.substring(prefix.length()), v);
+            }
+        });
+        return out;
     }
 
     /**
-     * @param mapName a map name, {@code gridlimit.<policy>}
-     * @return the policy of that map, or null when unknown or not a GridLimit map
+     * @param policyName a policy name
+     * @return the override map keys whose target is that policy (local copy), as {@code <policy>|<key>}
      */
-    public Policy forMap(String mapName) {
-        if (mapName == null || !mapName.startsWith(GridLimitHazelcast.MAP_PREFIX)) {
-            return null;
-        }
-        return byName.get(mapName.substring(GridLimitHazelcast.MAP_PREFIX.length()));
+    public List<String> overridesTargeting(String policyName) {
+        List<String> out = new ArrayList<>();
+        localOverrides.forEach((k, v) -> {
+            if (v.equals(policyName)) {
+                out.add(k);
+            }
+        });
+        return out;
     }
 
-    /** @return a snapshot of the known policies */
-    public Collection<Policy> policies() {
-        return List.copyOf(byName.values());
+    /** @return the number of overrides in the local copy */
+    public int overrideCount() {
+        return localOverrides.size();
+    }
+
+    static String overrideKey(String policyName, String key) {
+        return policyName + OVERRIDE_SEPARATOR + key;
+    }
+
+    /** What became of a change. */
+    public enum Status {
+        /** Written: a new version. */
+        APPLIED,
+        /** Nothing to write: the same policy already, or (a seed) a policy the admin API changed. */
+        UNCHANGED,
+        /** The expected version did not match the current one: nothing written. */
+        CONFLICT,
+        /** A deletion of a policy the catalog does not hold. */
+        NOT_FOUND
     }
 
     /**
-     * Finds the policy that both states were written under when the map (hence the policy name) is unknown: the
-     * known policies whose bands read both states (same algorithm and refill period or window; for a composite
-     * state every band name present). When several match, they must agree on every band parameter (names aside
-     * for single-band policies), else the answer is ambiguous.
+     * The outcome of a change.
      *
-     * @param a a state, or null
-     * @param b a state, or null
-     * @return the policy, or null when none or several different ones match
+     * @param status what became of it
+     * @param before the record before, or null when the name was never in the catalog
+     * @param after the record after (the current one when nothing was written), or null
      */
-    public Policy resolve(LimiterState a, LimiterState b) {
-        List<Policy> candidates = new ArrayList<>();
-        for (Policy p : byName.values()) {
-            if ((a == null || reads(p, a)) && (b == null || reads(p, b))) {
-                candidates.add(p);
-            }
-        }
-        if (candidates.isEmpty()) {
-            return null;
-        }
-        Policy first = candidates.get(0);
-        for (int i = 1; i < candidates.size(); i++) {
-            if (!sameParameters(first, candidates.get(i))) {
-                return null;
-            }
-        }
-        return first;
+    public record Change(Status status, PolicyRecord before, PolicyRecord after) {
     }
 
-    private static boolean reads(Policy p, LimiterState state) {
-        LimiterState s = state instanceof io.gridlimit.algorithm.ReservedState r ? r.inner() : state;
-        if (s instanceof CompositeState c) {
-            if (!p.isComposite()) {
-                return false;
-            }
-            for (String name : c.bandNames()) {
-                Band band = p.bands().stream().filter(b -> b.name().equals(name)).findFirst().orElse(null);
-                if (band == null || !MergeStates.fits(c.bandState(name), band)) {
-                    return false;
+    /** {@code expectedVersion} of {@link #put} and {@link #delete}: whatever the current version. */
+    public static final long ANY_VERSION = CatalogUpdateProcessor.ANY;
+    /** {@code expectedVersion} of {@link #put}: only when the catalog holds no live policy of that name. */
+    public static final long NO_VERSION = CatalogUpdateProcessor.ABSENT;
+
+    /**
+     * Creates or replaces a policy (the admin API). The catalog owns it from now on: configuration no longer
+     * changes it.
+     *
+     * @param policy the new policy
+     * @param expectedVersion {@link #ANY_VERSION}, {@link #NO_VERSION}, or the version it must replace
+     * @param changedBy the caller's identity, or null
+     * @return the change; the local copy already holds its result
+     * @throws IllegalStateException if a member of the cluster does not read the catalog (a rolling upgrade)
+     */
+    public Change put(Policy policy, long expectedVersion, String changedBy) {
+        return change(new CatalogUpdateProcessor(policy.name(), CatalogUpdateProcessor.Op.PUT, expectedVersion,
+                changedBy, policy));
+    }
+
+    /**
+     * Deletes a policy (a tombstone: the next creation continues its versions). The caller checks references
+     * first ({@link #referencesTo}).
+     *
+     * @param name the policy name
+     * @param expectedVersion {@link #ANY_VERSION} or the version it must delete
+     * @param changedBy the caller's identity, or null
+     * @return the change
+     * @throws IllegalStateException if a member of the cluster does not read the catalog
+     */
+    public Change delete(String name, long expectedVersion, String changedBy) {
+        return change(new CatalogUpdateProcessor(name, CatalogUpdateProcessor.Op.DELETE, expectedVersion, changedBy,
+                null));
+    }
+
+    /**
+     * Seeds a configured policy: created when the catalog lacks it, changed when configuration seeded it with
+     * other parameters, left alone when the admin API changed it ({@link Status#UNCHANGED}; compare
+     * {@link Change#after()} with the configured policy to log the difference).
+     *
+     * @param policy the configured policy
+     * @param changedBy the seeding replica, or null
+     * @return the change
+     * @throws IllegalStateException if a member of the cluster does not read the catalog
+     */
+    public Change seed(Policy policy, String changedBy) {
+        return change(new CatalogUpdateProcessor(policy.name(), CatalogUpdateProcessor.Op.SEED,
+                CatalogUpdateProcessor.ANY, changedBy, policy));
+    }
+
+    private Change change(CatalogUpdateProcessor processor) {
+        requireSupport();
+        CatalogUpdateProcessor.Result r = policies.executeOnKey(processor.name(), processor);
+        apply(r.after());
+        return new Change(Status.valueOf(r.status().name()), r.before(), r.after());
+    }
+
+    private void requireSupport() {
+        if (!CatalogSupport.everyMember(instance)) {
+            throw new IllegalStateException("a member of the cluster runs a GridLimit without the policy catalog: "
+                    + "catalog changes are accepted once every member is upgraded (grid-core/docs/wire.md)");
+        }
+    }
+
+    /** What an override change found. */
+    public enum OverrideStatus {
+        /** Written. */
+        APPLIED,
+        /** The expected current target did not match: nothing written. */
+        CONFLICT,
+        /** A removal of an override that does not exist. */
+        NOT_FOUND,
+        /** A new override beyond {@link #maxOverrides()}: nothing written. */
+        FULL
+    }
+
+    /**
+     * Sets the override of one key under a policy, atomically against the expected current target.
+     *
+     * @param policyName the policy a rule names
+     * @param key the grid key
+     * @param target the policy that decides the key instead
+     * @param expectedTarget the current target it must replace, {@code ""} when there must be none, or null for
+     *     whatever is there
+     * @return what became of it; the local copy already holds the result
+     */
+    public OverrideStatus putOverride(String policyName, String key, String target, String expectedTarget) {
+        requireSupport();
+        String k = overrideKey(policyName, key);
+        boolean exists = localOverrides.containsKey(k) || overrides.containsKey(k);
+        if (!exists && overrides.size() >= maxOverrides) {
+            return OverrideStatus.FULL;
+        }
+        boolean done;
+        if (expectedTarget == null) {
+            overrides.set(k, target);
+            done = true;
+        } else if (expectedTarget.isEmpty()) {
+            done = overrides.putIfAbsent(k, target) == null;
+        } else {
+            done = overrides.replace(k, expectedTarget, target);
+        }
+        if (done) {
+            localOverrides.put(k, target);
+        }
+        return done ? OverrideStatus.APPLIED : OverrideStatus.CONFLICT;
+    }
+
+    /**
+     * Removes the override of one key.
+     *
+     * @param policyName the policy a rule names
+     * @param key the grid key
+     * @param expectedTarget the current target it must remove, or null for whatever is there
+     * @return {@link OverrideStatus#APPLIED}, {@link OverrideStatus#CONFLICT} or {@link OverrideStatus#NOT_FOUND}
+     */
+    public OverrideStatus removeOverride(String policyName, String key, String expectedTarget) {
+        requireSupport();
+        String k = overrideKey(policyName, key);
+        if (expectedTarget == null) {
+            String removed = overrides.remove(k);
+            localOverrides.remove(k);
+            return removed == null ? OverrideStatus.NOT_FOUND : OverrideStatus.APPLIED;
+        }
+        boolean done = overrides.remove(k, expectedTarget);
+        if (done) {
+            localOverrides.remove(k);
+            return OverrideStatus.APPLIED;
+        }
+        return overrides.containsKey(k) ? OverrideStatus.CONFLICT : OverrideStatus.NOT_FOUND;
+    }
+
+    /**
+     * The current target of an override, read from the grid (not the local copy): for the admin API's answers.
+     *
+     * @param policyName the policy a rule names
+     * @param key the grid key
+     * @return the target, or null
+     */
+    public String readOverride(String policyName, String key) {
+        String target = overrides.get(overrideKey(policyName, key));
+        String k = overrideKey(policyName, key);
+        if (target == null) {
+            localOverrides.remove(k);
+        } else {
+            localOverrides.put(k, target);
+        }
+        return target;
+    }
+
+    /**
+     * Registers what this replica's routes reference, and keeps the registration alive until {@link #close()}.
+     *
+     * @param referencesByPolicy per policy name, the routes (as their configuration paths) that name it
+     */
+    public void registerReferences(Map<String, ? extends Collection<String>> referencesByPolicy) {
+        StringBuilder b = new StringBuilder();
+        referencesByPolicy.forEach((policy, routes) -> routes.forEach(route ->
+                b.append(policy).append('\t').append(route).append('\n')));
+        referencesValue = b.toString();
+        refreshReferences();
+    }
+
+    private void refreshReferences() {
+        String value = referencesValue;
+        if (value == null) {
+            return;
+        }
+        try {
+            references.set(replicaId, value, REFERENCE_TTL_SECONDS, TimeUnit.SECONDS);
+        } catch (RuntimeException e) {
+            // the grid is away: refreshed at the next tick
+        }
+    }
+
+    /**
+     * The routes of live replicas that name a policy (read from the grid; blocking).
+     *
+     * @param policyName a policy name
+     * @return one entry per route, {@code "<route> on replica <id>"}, sorted; empty when none
+     */
+    public List<String> referencesTo(String policyName) {
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<String, String> e : references.entrySet()) {
+            for (String line : e.getValue().split("\n")) {
+                int tab = line.indexOf('\t');
+                if (tab > 0 && line.substring(0, tab).equals(policyName)) {
+                    out.add(line.substring(tab + 1) + " on replica " + e.getKey());
                 }
             }
-            return true;
         }
-        return !p.isComposite() && MergeStates.fits(s, p.bands().get(0));
+        out.sort(null);
+        return out;
     }
 
-    private static boolean sameParameters(Policy x, Policy y) {
-        if (x.isComposite() != y.isComposite() || x.bands().size() != y.bands().size()) {
-            return false;
-        }
-        for (int i = 0; i < x.bands().size(); i++) {
-            Band bx = x.bands().get(i);
-            Band by = y.bands().get(i);
-            if (!(x.isComposite() ? bx.equals(by) : bx.equals(by.withName(bx.name())))) {
-                return false;
-            }
-        }
-        return true;
+    /** @return this replica's id in {@link #REFERENCES_MAP}: its member or client UUID */
+    public String replicaId() {
+        return replicaId;
     }
 
+    /**
+     * Stops the listeners and the reference refresh, and removes this replica's references. Idempotent; the
+     * instance keeps running.
+     */
     @Override
-    public String toString() {
-        return "PolicyCatalog" + byName.keySet();
+    public void close() {
+        refresher.shutdownNow();
+        try {
+            policies.removeEntryListener(policyListener);
+            overrides.removeEntryListener(overrideListener);
+            if (lifecycleListener != null) {
+                instance.getLifecycleService().removeLifecycleListener(lifecycleListener);
+            }
+            if (referencesValue != null) {
+                references.delete(replicaId);
+            }
+        } catch (RuntimeException e) {
+            // the instance is shutting down: its listeners and entries go with it (references expire by TTL)
+        }
+    }
+
+    private final class PolicyEvents implements EntryAddedListener<String, PolicyRecord>,
+            EntryUpdatedListener<String, PolicyRecord>, EntryMergedListener<String, PolicyRecord> {
+        @Override
+        public void entryAdded(EntryEvent<String, PolicyRecord> event) {
+            apply(event.getValue());
+        }
+
+        @Override
+        public void entryUpdated(EntryEvent<String, PolicyRecord> event) {
+            apply(event.getValue());
+        }
+
+        @Override
+        public void entryMerged(EntryEvent<String, PolicyRecord> event) {
+            apply(event.getValue());
+        }
+    }
+
+    private final class OverrideEvents implements EntryAddedListener<String, String>,
+            EntryUpdatedListener<String, String>, EntryRemovedListener<String, String> {
+        @Override
+        public void entryAdded(EntryEvent<String, String> event) {
+            localOverrides.put(event.getKey(), event.getValue());
+        }
+
+        @Override
+        public void entryUpdated(EntryEvent<String, String> event) {
+            localOverrides.put(event.getKey(), event.getValue());
+        }
+
+        @Override
+        public void entryRemoved(EntryEvent<String, String> event) {
+            localOverrides.remove(event.getKey());
+        }
     }
 }

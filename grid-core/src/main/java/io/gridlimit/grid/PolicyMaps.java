@@ -10,18 +10,42 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The IMap of each policy ({@code gridlimit.<policy>}, SPEC §8) with the {@link AsyncSubmitter} chosen for it,
  * looked up once per policy name; on a member, every policy asked for is remembered in the member's
- * {@link PolicyCatalog} (which the merge policy and the state-loss listener read). Thread-safe.
+ * {@link SeenPolicies} (which the merge policy and the state-loss listener read). Thread-safe.
  */
 final class PolicyMaps {
     private final HazelcastInstance instance;
     private final ConcurrentHashMap<String, PolicyMap> maps = new ConcurrentHashMap<>();
-    /** The member's policy catalog; null on a client. */
-    private final PolicyCatalog catalog;
+    /** The policies the member has seen; null on a client. */
+    private final SeenPolicies seen;
 
     /** @param instance a member or a client */
     PolicyMaps(HazelcastInstance instance) {
         this.instance = instance;
-        this.catalog = isMember() ? PolicyCatalog.of(instance) : null;
+        this.seen = isMember() ? SeenPolicies.of(instance) : null;
+    }
+
+    /** The grid's policy catalog whose versions decisions carry, or null. */
+    private volatile PolicyCatalog catalog;
+
+    /** @param policyCatalog the catalog whose versions decisions carry (docs/SPEC.md §11), or null */
+    void useCatalog(PolicyCatalog policyCatalog) {
+        this.catalog = policyCatalog;
+    }
+
+    /**
+     * The catalog version a decision of {@code policy} carries: its version when it is the catalog's current policy
+     * of its name and every member reads the catalog's wire types; else 0 (the form without a version).
+     *
+     * @param policy a policy
+     * @return the version, or 0
+     */
+    long versionOf(Policy policy) {
+        PolicyCatalog c = catalog;
+        if (c == null) {
+            return 0;
+        }
+        long version = c.versionOf(policy);
+        return version > 0 && CatalogSupport.everyMember(instance) ? version : 0;
     }
 
     /** @return true when the instance is a member (it owns entries), false for a client */
@@ -30,12 +54,12 @@ final class PolicyMaps {
     }
 
     /**
-     * @param policy a policy, remembered in the member's catalog
+     * @param policy a policy, remembered in the member's seen policies
      * @return its map and submitter
      */
     PolicyMap get(Policy policy) {
-        if (catalog != null) {
-            catalog.remember(policy);
+        if (seen != null) {
+            seen.remember(policy);
         }
         return get(policy.name());
     }

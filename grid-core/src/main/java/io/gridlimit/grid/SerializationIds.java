@@ -29,16 +29,38 @@ final class SerializationIds {
      * Ids 20 to 29: reservations and settles (docs/SPEC.md §10). Versioned from the start: a format byte first.
      * A member of a GridLimit before them refuses them as a newer GridLimit's types (grid-core/docs/wire.md).
      */
-    /** {@link DecideProcessor} taking reservations: a format byte, then the fields of id 5. */
+    /**
+     * {@link DecideProcessor} taking reservations: a format byte, the fields of id 5, then the policy's catalog
+     * version (long, 0 when not from the catalog).
+     */
     static final int RESERVE_PROCESSOR = 20;
-    /** {@link DecisionResult} with reservations: a format byte, the fields of id 7, then the reservations. */
+    /**
+     * {@link DecisionResult} with reservations: a format byte, the fields of id 7, the reservations, then the
+     * catalog version used (long, 0 when none).
+     */
     static final int RESERVE_RESULT = 21;
     /** {@link SettleProcessor}: the EntryProcessor of a settle. */
     static final int SETTLE_PROCESSOR = 22;
     /** {@link SettleResult}: what a {@link SettleProcessor} returns. */
     static final int SETTLE_RESULT = 23;
+    /*
+     * Ids 30 to 39: the policy catalog (docs/SPEC.md §11).
+     * The catalog's ids are sent only to a cluster whose every member advertises {@link CatalogSupport}.
+     */
+    /** {@link DecideProcessor}, catalog form: the versioned form's fields, then the policy's catalog version. */
+    static final int DECIDE_PROCESSOR_CATALOG = 30;
+    /** {@link DecisionResult}, catalog form: the versioned form's fields, then the catalog version used. */
+    static final int DECISION_RESULT_CATALOG = 31;
+    /** {@link PolicyRecord}: one versioned policy of the catalog map (format byte first). */
+    static final int POLICY_RECORD = 32;
+    /** {@link CatalogUpdateProcessor}: a compare-and-set on one policy record (format byte first). */
+    static final int CATALOG_UPDATE_PROCESSOR = 33;
+    /** {@link CatalogWriteProcessor}: the backup of a catalog update, writing the record the primary computed. */
+    static final int CATALOG_WRITE_PROCESSOR = 34;
+    /** {@link CatalogUpdateProcessor.Result}: what a catalog update returns. */
+    static final int CATALOG_UPDATE_RESULT = 35;
     /** The highest class id this GridLimit knows: a higher one was written by a newer GridLimit. */
-    static final int HIGHEST_KNOWN = SETTLE_RESULT;
+    static final int HIGHEST_KNOWN = CATALOG_UPDATE_RESULT;
 
     /**
      * Compact type names of the stored states, one per {@link io.gridlimit.algorithm.LimiterState} class. Their

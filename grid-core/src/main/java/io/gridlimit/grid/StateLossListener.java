@@ -19,7 +19,7 @@ import java.util.Iterator;
  * <ul>
  *   <li><b>Evictions</b> (a local entry listener: only the owner's evictions, each counted once): the evicted
  *   state is judged with {@link RateLimitAlgorithms#isFresh} under the map's policy from the member's
- *   {@link PolicyCatalog}, at the member's time source; a fresh-equivalent one lost nothing. An eviction whose
+ *   {@link SeenPolicies}, at the member's time source; a fresh-equivalent one lost nothing. An eviction whose
  *   policy the member does not know counts as lost.</li>
  *   <li><b>Partition loss</b> (a map partition-lost listener): every member hears it; only the master (the oldest
  *   member) counts it, so the cluster-wide sum is right. The entries are estimated (see
@@ -49,10 +49,10 @@ public final class StateLossListener
             return;
         }
         LimiterState state = event.getOldValue();
-        PolicyCatalog catalog = PolicyCatalog.of(m);
-        Policy policy = catalog.forMap(event.getName());
+        SeenPolicies seen = SeenPolicies.of(m);
+        Policy policy = seen.forMap(event.getName());
         if (policy == null && state != null) {
-            policy = catalog.resolve(state, null);
+            policy = seen.resolve(state, null);
         }
         boolean fresh = state == null
                 || (policy != null && RateLimitAlgorithms.isFresh(state, policy,

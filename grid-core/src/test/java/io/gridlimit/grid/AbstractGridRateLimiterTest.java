@@ -267,7 +267,7 @@ abstract class AbstractGridRateLimiterTest {
     }
 
     @Test
-    void policyChangesClampTokensKeepCountsAndRestartAChangedWindow() {
+    void policyChangesClampTokensKeepCountsAndCarryAChangedWindow() {
         Duration hour = Duration.ofHours(1);
         Policy bucket10 = Policy.builder("change-tb").tokenBucket(10, 1, hour).build();
         Policy bucket5 = Policy.builder("change-tb").tokenBucket(5, 1, hour).build();
@@ -289,9 +289,10 @@ abstract class AbstractGridRateLimiterTest {
 
         Policy window30 = Policy.builder("change-fw").fixedWindow(8, Duration.ofMinutes(30)).build();
         before = System.currentTimeMillis();
-        Decision fresh = limiter.tryAcquire(window30, "k", 1);
-        assertThat(fresh.allowed()).isTrue();
-        assertThat(fresh.remaining()).as("a changed window starts fresh").isEqualTo(7);
+        Decision carried = limiter.tryAcquire(window30, "k", 1);
+        assertThat(carried.allowed()).isTrue();
+        // a changed window carries the share left (SPEC §4): 1 of 8 left -> floor(1·8/8) = 1 of 8, then taken
+        assertThat(carried.remaining()).as("a changed window carries the share left").isEqualTo(0);
         // T0 is 1 s into a 30 min window
         assertTtl(window30, "k", 1_799_000_000_000L, before);
     }

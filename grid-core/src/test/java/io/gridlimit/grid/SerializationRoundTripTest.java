@@ -96,6 +96,17 @@ class SerializationRoundTripTest {
         assertThat(back.decisions()).containsExactly(decisions);
         assertThat(back.decisions()[0].reservation()).isEqualTo(r);
 
+        // a reservation of a catalog policy carries the version both ways (docs/SPEC.md §10, §11)
+        DecideProcessor versioned = roundTrip(new DecideProcessor(policy, 4).withPolicyVersion(9).reserving());
+        assertThat(versioned.getClassId()).isEqualTo(20);
+        assertThat(versioned.policyVersion()).isEqualTo(9);
+        assertThat(roundTrip(new DecideProcessor(policy, 4).reserving()).policyVersion()).isZero();
+        Decision[] stated = {decisions[0].withPolicyVersion(9), decisions[1].withPolicyVersion(9)};
+        DecisionResult statedBack = roundTrip(new DecisionResult(stated).reserving());
+        assertThat(statedBack.decisions()).containsExactly(stated);
+        assertThat(statedBack.decisions()[0].policyVersion()).isEqualTo(9);
+        assertThat(statedBack.decisions()[0].reservation()).isEqualTo(r);
+
         SettleProcessor settle = roundTrip(new SettleProcessor(policy, r, 1_000_000_000_000_000L));
         assertThat(settle.policy()).isEqualTo(policy);
         assertThat(settle.policy().bands()).extracting(Band::maxDebt).containsExactly(0L, 7L);
@@ -172,6 +183,16 @@ class SerializationRoundTripTest {
         assertThat(factory.create(22)).isInstanceOf(SettleProcessor.class);
         assertThat(factory.create(23)).isInstanceOf(SettleResult.class);
         assertThat(factory.create(24).getClassId()).as("an id of the range not taken yet").isEqualTo(24);
+        // the policy catalog's ids (docs/SPEC.md §11)
+        assertThat(factory.create(30)).isInstanceOf(DecideProcessor.class)
+                .extracting(IdentifiedDataSerializable::getClassId).isEqualTo(30);
+        assertThat(factory.create(31)).isInstanceOf(DecisionResult.class)
+                .extracting(IdentifiedDataSerializable::getClassId).isEqualTo(31);
+        assertThat(factory.create(32)).isInstanceOf(PolicyRecord.class);
+        assertThat(factory.create(33)).isInstanceOf(CatalogUpdateProcessor.class);
+        assertThat(factory.create(34)).isInstanceOf(CatalogWriteProcessor.class);
+        assertThat(factory.create(35)).isInstanceOf(CatalogUpdateProcessor.Result.class);
+        assertThat(factory.create(36).getClassId()).isEqualTo(36);
     }
 
     @Test

@@ -15,6 +15,7 @@ import io.gridlimit.algorithm.CompositeState;
 import io.gridlimit.algorithm.FixedWindowState;
 import io.gridlimit.algorithm.GcraState;
 import io.gridlimit.algorithm.LimiterState;
+import io.gridlimit.api.Decision;
 import io.gridlimit.algorithm.SlidingWindowCounterState;
 import io.gridlimit.algorithm.SlidingWindowLogState;
 import io.gridlimit.algorithm.TokenBucketState;
@@ -155,6 +156,26 @@ class WireFixtureTest {
         result[17] = 0;
         assertThatThrownBy(() -> ss.toObject(new HeapData(result))).rootCause()
                 .hasMessageStartingWith("GridLimit cannot read a DecisionResult of wire format 0");
+    }
+
+    @Test
+    void catalogFormsOfTheDecision() {
+        DecideProcessor back = frozen(2, "DecideProcessor.catalog",
+                new DecideProcessor(WireFixtures.SINGLE, 3).withPolicyVersion(7));
+        assertThat(back.getClassId()).isEqualTo(SerializationIds.DECIDE_PROCESSOR_CATALOG);
+        assertThat(back.policy()).isEqualTo(WireFixtures.SINGLE);
+        assertThat(back.policyVersion()).isEqualTo(7);
+        Decision[] versioned = {WireFixtures.DECISIONS[0].withPolicyVersion(7),
+            WireFixtures.DECISIONS[1].withPolicyVersion(7)};
+        DecisionResult result = frozen(2, "DecisionResult.catalog", DecisionResult.catalog(versioned, WireFormat.CURRENT));
+        assertThat(result.decisions()).containsExactly(versioned);
+    }
+
+    @Test
+    void policyRecordOfTheCatalog() {
+        PolicyRecord record = new PolicyRecord("api", 2, PolicyRecord.Origin.API, "alice", 1_767_225_601_000L,
+                WireFixtures.SINGLE, java.util.List.of(new SeenPolicies.Versioned(1, WireFixtures.SINGLE)));
+        assertThat((PolicyRecord) frozen(2, "PolicyRecord", record)).isEqualTo(record);
     }
 
     @Test

@@ -1,0 +1,53 @@
+package io.gridlimit.grid;
+
+import com.hazelcast.cluster.Member;
+import com.hazelcast.config.Config;
+import com.hazelcast.core.HazelcastInstance;
+import java.util.Set;
+
+/**
+ * Whether a cluster reads the policy catalog's wire types (class ids 30 to 39, docs/SPEC.md §11): every member
+ * configured by {@link GridLimitHazelcast#configure(Config)} advertises the member attribute
+ * {@link #MEMBER_ATTRIBUTE}; a member without it is of a GridLimit before the catalog. Processors carrying a policy
+ * version are sent, and catalog changes accepted, only while every member advertises it (grid-core/docs/wire.md),
+ * so a rolling upgrade from the version before works: until its last old member has left, decisions go out in the
+ * form without a version and the catalog refuses changes. Thread-safe.
+ */
+final class CatalogSupport {
+    /** The member attribute: the catalog format a member reads, as a decimal string. */
+    static final String MEMBER_ATTRIBUTE = "gridlimit.catalog";
+    /** The catalog format read here. */
+    static final String FORMAT = "1";
+
+    /** The last member set asked about (Hazelcast hands out one set per membership view) and its answer. */
+    private record Answer(Set<Member> members, boolean all) {
+    }
+
+    private static volatile Answer last = new Answer(Set.of(), false);
+
+    private CatalogSupport() {
+    }
+
+    /** @param config a member configuration, changed in place: advertises the catalog */
+    static void advertise(Config config) {
+        config.getMemberAttributeConfig().setAttribute(MEMBER_ATTRIBUTE, FORMAT);
+    }
+
+    /**
+     * @param instance a member or a client
+     * @return true when every member of its cluster advertises the catalog (false with no member)
+     */
+    static boolean everyMember(HazelcastInstance instance) {
+        Set<Member> members = instance.getCluster().getMembers();
+        Answer seen = last;
+        if (members == seen.members()) {
+            return seen.all();
+        }
+        boolean all = !members.isEmpty();
+        for (Member m : members) {
+            all &= FORMAT.equals(m.getAttribute(MEMBER_ATTRIBUTE));
+        }
+        last = new Answer(members, all);
+        return all;
+    }
+}

@@ -1,0 +1,269 @@
+package io.gridlimit.grid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.internal.serialization.InternalSerializationService;
+import com.hazelcast.spi.impl.SerializationServiceSupport;
+import com.hazelcast.map.IMap;
+import io.gridlimit.algorithm.LimiterState;
+import io.gridlimit.api.Algorithm;
+import io.gridlimit.api.Band;
+import io.gridlimit.api.Decision;
+import io.gridlimit.api.Policy;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The grid's policy catalog on two embedded members, each a replica with its own catalog copy and limiter
+ * (docs/SPEC.md §11): versions and compare-and-set, configuration's seed rule, propagation (Awaitility, never a
+ * timed assertion), and requests alternating between the replicas while a policy changes, for every algorithm, with
+ * exact decisions on a frozen clock: the owner decides with the newest version it knows whichever version the asker
+ * sent, carries the key over (SPEC §4), never resets it.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PolicyCatalogTest {
+    private static final Duration PROPAGATION = Duration.ofSeconds(10);
+
+    private GridTestSupport.Cluster cluster;
+    private HazelcastInstance a;
+    private HazelcastInstance b;
+    private PolicyCatalog catalogA;
+    private PolicyCatalog catalogB;
+    private HazelcastRateLimiter limiterA;
+    private HazelcastRateLimiter limiterB;
+
+    @BeforeAll
+    void start() {
+        cluster = new GridTestSupport.Cluster(2, 1);
+        a = cluster.startMember(GridTestSupport.T0);
+        b = cluster.startMember(GridTestSupport.T0);
+        catalogA = PolicyCatalog.start(a);
+        catalogB = PolicyCatalog.start(b);
+        limiterA = HazelcastRateLimiter.builder(a).coalesceHotKeys(false).build().useCatalog(catalogA);
+        limiterB = HazelcastRateLimiter.builder(b).coalesceHotKeys(false).build().useCatalog(catalogB);
+    }
+
+    @AfterAll
+    void stop() {
+        limiterA.close();
+        limiterB.close();
+        catalogA.close();
+        catalogB.close();
+        cluster.close();
+    }
+
+    private static Policy policy(String name, Algorithm algorithm, long quota, Duration period) {
+        Band band = switch (algorithm) {
+            case TOKEN_BUCKET -> Band.tokenBucket(name, quota, quota, period);
+            case GCRA -> Band.gcra(name, quota, quota, period);
+            case FIXED_WINDOW -> Band.fixedWindow(name, quota, period);
+            case SLIDING_WINDOW_LOG -> Band.slidingWindowLog(name, quota, period);
+            case SLIDING_WINDOW_COUNTER -> Band.slidingWindowCounter(name, quota, period);
+        };
+        return Policy.builder(name).single(band).build();
+    }
+
+    /** Waits until both copies and both members' seen policies know {@code version} of the policy. */
+    private void awaitEverywhere(Policy policy, long version) {
+        await().atMost(PROPAGATION).until(() -> catalogA.versionOf(policy) == version
+                && catalogB.versionOf(policy) == version
+                && SeenPolicies.of(a).newest(policy.name()).version() == version
+                && SeenPolicies.of(b).newest(policy.name()).version() == version);
+    }
+
+    /** What a replica whose copy still holds {@code version} sends: that version's policy and number. */
+    private static Decision askAs(HazelcastInstance replica, Policy policy, long version, String key) {
+        IMap<String, LimiterState> map = replica.getMap(GridLimitHazelcast.mapName(policy.name()));
+        DecisionResult r = map.executeOnKey(key, new DecideProcessor(policy, 1).withPolicyVersion(version));
+        return r.first();
+    }
+
+    @Test
+    void versionsCompareAndSetAndTheSeedRule() {
+        Policy v1 = policy("cas", Algorithm.FIXED_WINDOW, 10, Duration.ofHours(1));
+        Policy seeded2 = policy("cas", Algorithm.FIXED_WINDOW, 20, Duration.ofHours(1));
+        Policy api3 = policy("cas", Algorithm.TOKEN_BUCKET, 5, Duration.ofMinutes(1));
+
+        PolicyCatalog.Change created = catalogA.seed(v1, "replica-a");
+        assertThat(created.status()).isEqualTo(PolicyCatalog.Status.APPLIED);
+        assertThat(created.before()).isNull();
+        assertThat(created.after().version()).isEqualTo(1);
+        assertThat(created.after().origin()).isEqualTo(PolicyRecord.Origin.CONFIGURATION);
+        await().atMost(PROPAGATION).until(() -> catalogB.versionOf(v1) == 1);
+
+        assertThat(catalogB.seed(v1, "replica-b").status()).isEqualTo(PolicyCatalog.Status.UNCHANGED);
+        PolicyCatalog.Change reseeded = catalogB.seed(seeded2, "replica-b");
+        assertThat(reseeded.status()).as("configuration changes what configuration seeded")
+                .isEqualTo(PolicyCatalog.Status.APPLIED);
+        assertThat(reseeded.after().version()).isEqualTo(2);
+
+        PolicyCatalog.Change stale = catalogA.put(api3, 1, "alice");
+        assertThat(stale.status()).isEqualTo(PolicyCatalog.Status.CONFLICT);
+        assertThat(stale.after().version()).isEqualTo(2);
+        assertThat(catalogA.put(api3, PolicyCatalog.NO_VERSION, "alice").status())
+                .as("create-only on a live policy").isEqualTo(PolicyCatalog.Status.CONFLICT);
+        PolicyCatalog.Change changed = catalogA.put(api3, 2, "alice");
+        assertThat(changed.status()).isEqualTo(PolicyCatalog.Status.APPLIED);
+        assertThat(changed.after().version()).isEqualTo(3);
+        assertThat(changed.after().origin()).isEqualTo(PolicyRecord.Origin.API);
+        assertThat(changed.after().changedBy()).isEqualTo("alice");
+        assertThat(changed.after().earlier()).extracting(SeenPolicies.Versioned::version).containsExactly(2L, 1L);
+        assertThat(catalogA.put(api3, PolicyCatalog.ANY_VERSION, "bob").status())
+                .as("the same policy again").isEqualTo(PolicyCatalog.Status.UNCHANGED);
+
+        PolicyCatalog.Change kept = catalogB.seed(v1, "replica-b");
+        assertThat(kept.status()).as("the API owns it now").isEqualTo(PolicyCatalog.Status.UNCHANGED);
+        assertThat(kept.after().policy()).isEqualTo(api3);
+
+        assertThat(catalogB.delete("cas", 2, "bob").status()).isEqualTo(PolicyCatalog.Status.CONFLICT);
+        PolicyCatalog.Change deleted = catalogB.delete("cas", 3, "bob");
+        assertThat(deleted.status()).isEqualTo(PolicyCatalog.Status.APPLIED);
+        assertThat(deleted.after().version()).isEqualTo(4);
+        assertThat(deleted.after().live()).isFalse();
+        await().atMost(PROPAGATION).until(() -> catalogA.record("cas").isEmpty());
+        assertThat(catalogA.anyRecord("cas")).hasValueSatisfying(r -> assertThat(r.version()).isEqualTo(4));
+        assertThat(catalogA.delete("cas", PolicyCatalog.ANY_VERSION, null).status())
+                .isEqualTo(PolicyCatalog.Status.NOT_FOUND);
+        PolicyCatalog.Change again = catalogA.put(v1, PolicyCatalog.NO_VERSION, "alice");
+        assertThat(again.after().version()).as("a policy created again continues the versions").isEqualTo(5);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void replicasAlternatingDuringAChangeNeverResetAKey(Algorithm algorithm) {
+        String name = "alt-" + algorithm.configName();
+        String key = "k";
+        cluster.setNanos(GridTestSupport.T0);
+        Policy v1 = policy(name, algorithm, 10, Duration.ofSeconds(20));
+        Policy v2 = policy(name, algorithm, 5, Duration.ofSeconds(10));
+        assertThat(catalogA.put(v1, PolicyCatalog.NO_VERSION, "alice").after().version()).isEqualTo(1);
+        awaitEverywhere(v1, 1);
+        assertThat(limiterA.tryAcquire(v1, key, 1)).extracting(Decision::remaining, Decision::policyVersion)
+                .containsExactly(9L, 1L);
+        assertThat(limiterB.tryAcquire(v1, key, 1).remaining()).isEqualTo(8);
+        assertThat(limiterA.tryAcquire(v1, key, 1).remaining()).isEqualTo(7);
+
+        assertThat(catalogA.put(v2, 1, "alice").after().version()).isEqualTo(2);
+        awaitEverywhere(v2, 2);
+        // B's copy still holding version 1 (what a lagging replica sends) is decided with version 2: 7 of 10 left
+        // carry over to floor(7·5/10) = 3 of 5; then A and B alternate down to 0, every decision by version 2
+        Decision first = askAs(b, v1, 1, key);
+        assertThat(first).extracting(Decision::allowed, Decision::limit, Decision::remaining, Decision::policyVersion)
+                .containsExactly(true, 5L, 2L, 2L);
+        assertThat(limiterA.tryAcquire(v2, key, 1)).extracting(Decision::remaining, Decision::policyVersion)
+                .containsExactly(1L, 2L);
+        assertThat(askAs(b, v1, 1, key)).extracting(Decision::remaining, Decision::policyVersion)
+                .containsExactly(0L, 2L);
+        assertThat(limiterA.tryAcquire(v2, key, 1)).extracting(Decision::allowed, Decision::remaining)
+                .containsExactly(false, 0L);
+        assertThat(askAs(b, v1, 1, key)).extracting(Decision::allowed, Decision::limit)
+                .as("version 1's limit of 10 never comes back").containsExactly(false, 5L);
+
+        // a rollback is a new, higher version: nothing left of 5 is nothing left of 10
+        assertThat(catalogB.put(v1, 2, "bob").after().version()).isEqualTo(3);
+        awaitEverywhere(v1, 3);
+        assertThat(askAs(a, v2, 2, key)).extracting(Decision::allowed, Decision::limit, Decision::remaining,
+                Decision::policyVersion).containsExactly(false, 10L, 0L, 3L);
+        assertThat(limiterB.tryAcquire(v1, key, 1)).extracting(Decision::allowed, Decision::policyVersion)
+                .containsExactly(false, 3L);
+        // 2 s later a bucket has refilled one token (10 per 20 s); the windows still count 10 of 10
+        cluster.advance(Duration.ofSeconds(2));
+        assertThat(limiterA.tryAcquire(v1, key, 1).allowed()).isEqualTo(algorithm.isBucket());
+    }
+
+    @Test
+    void aPolicyThatIsNotTheCatalogsIsDecidedAsGivenWithoutAVersion() {
+        Policy own = policy("not-in-catalog", Algorithm.FIXED_WINDOW, 3, Duration.ofHours(1));
+        Decision d = limiterA.tryAcquire(own, "k", 1);
+        assertThat(d.remaining()).isEqualTo(2);
+        assertThat(d.policyVersion()).isZero();
+    }
+
+    @Test
+    void overridesReachEveryCopyAndCompareTheirTarget() {
+        assertThat(catalogA.putOverride("plan-free", "user:ann", "plan-gold", "")).isEqualTo(
+                PolicyCatalog.OverrideStatus.APPLIED);
+        await().atMost(PROPAGATION).until(() -> "plan-gold".equals(catalogB.overrideFor("plan-free", "user:ann")));
+        assertThat(catalogB.putOverride("plan-free", "user:ann", "plan-silver", ""))
+                .isEqualTo(PolicyCatalog.OverrideStatus.CONFLICT);
+        assertThat(catalogB.putOverride("plan-free", "user:ann", "plan-silver", "plan-bronze"))
+                .isEqualTo(PolicyCatalog.OverrideStatus.CONFLICT);
+        assertThat(catalogB.putOverride("plan-free", "user:ann", "plan-silver", "plan-gold"))
+                .isEqualTo(PolicyCatalog.OverrideStatus.APPLIED);
+        await().atMost(PROPAGATION).until(() -> "plan-silver".equals(catalogA.overrideFor("plan-free", "user:ann")));
+        assertThat(catalogA.overridesOf("plan-free")).isEqualTo(Map.of("user:ann", "plan-silver"));
+        assertThat(catalogA.overridesTargeting("plan-silver")).containsExactly("plan-free|user:ann");
+        assertThat(catalogA.removeOverride("plan-free", "user:ann", "plan-gold"))
+                .isEqualTo(PolicyCatalog.OverrideStatus.CONFLICT);
+        assertThat(catalogA.removeOverride("plan-free", "user:ann", null)).isEqualTo(
+                PolicyCatalog.OverrideStatus.APPLIED);
+        await().atMost(PROPAGATION).until(() -> catalogB.overrideFor("plan-free", "user:ann") == null);
+        assertThat(catalogB.removeOverride("plan-free", "user:ann", null))
+                .isEqualTo(PolicyCatalog.OverrideStatus.NOT_FOUND);
+    }
+
+    @Test
+    void referencesOfLiveReplicasAreListed() {
+        catalogA.registerReferences(Map.of("ref-policy", List.of("gridlimit.routes[0]", "gridlimit.routes[2]")));
+        catalogB.registerReferences(Map.of("other", List.of("gridlimit.routes[1]")));
+        assertThat(catalogB.referencesTo("ref-policy")).containsExactly(
+                "gridlimit.routes[0] on replica " + catalogA.replicaId(),
+                "gridlimit.routes[2] on replica " + catalogA.replicaId());
+        assertThat(catalogA.referencesTo("nobody")).isEmpty();
+    }
+
+    @Test
+    void catalogTypesRoundTripThroughAMembersSerialization() {
+        InternalSerializationService ss =
+                (InternalSerializationService) ((SerializationServiceSupport) a).getSerializationService();
+        Policy p = policy("rt", Algorithm.GCRA, 7, Duration.ofSeconds(3));
+        Policy earlier = policy("rt", Algorithm.FIXED_WINDOW, 9, Duration.ofMinutes(3));
+        PolicyRecord record = new PolicyRecord("rt", 4, PolicyRecord.Origin.API, "alice", 1_767_225_601_000L, p,
+                List.of(new SeenPolicies.Versioned(3, earlier)));
+        PolicyRecord read = ss.toObject(ss.toData(record));
+        assertThat(read).isEqualTo(record);
+        assertThat(read.getClassId()).isEqualTo(32);
+        PolicyRecord tombstone = record.next(null, PolicyRecord.Origin.API, null, 5);
+        assertThat((PolicyRecord) ss.toObject(ss.toData(tombstone))).isEqualTo(tombstone);
+
+        DecideProcessor processor = new DecideProcessor(p, 3).withPolicyVersion(4);
+        assertThat(processor.getClassId()).isEqualTo(30);
+        DecideProcessor readProcessor = ss.toObject(ss.toData(processor));
+        assertThat(readProcessor.policy()).isEqualTo(p);
+        assertThat(readProcessor.cost()).isEqualTo(3);
+        assertThat(readProcessor.policyVersion()).isEqualTo(4);
+
+        Decision d = new Decision(true, 7, 6, 1, Decision.NO_RETRY, null).withPolicyVersion(4);
+        DecisionResult result = DecisionResult.catalog(new Decision[] {d}, WireFormat.CURRENT);
+        assertThat(result.getClassId()).isEqualTo(31);
+        DecisionResult readResult = ss.toObject(ss.toData(result));
+        assertThat(readResult.first()).isEqualTo(d);
+        assertThat(readResult.first().policyVersion()).isEqualTo(4);
+
+        CatalogUpdateProcessor update = new CatalogUpdateProcessor("rt", CatalogUpdateProcessor.Op.PUT, 4, "alice", p);
+        assertThat(update.getClassId()).isEqualTo(33);
+        CatalogUpdateProcessor readUpdate = ss.toObject(ss.toData(update));
+        assertThat(readUpdate.name()).isEqualTo("rt");
+        CatalogWriteProcessor write = ss.toObject(ss.toData(new CatalogWriteProcessor(record)));
+        assertThat(write.record()).isEqualTo(record);
+        assertThat(write.getClassId()).isEqualTo(34);
+        CatalogUpdateProcessor.Result r = ss.toObject(ss.toData(
+                new CatalogUpdateProcessor.Result(CatalogUpdateProcessor.Status.CONFLICT, record, tombstone)));
+        assertThat(r.status()).isEqualTo(CatalogUpdateProcessor.Status.CONFLICT);
+        assertThat(r.before()).isEqualTo(record);
+        assertThat(r.after()).isEqualTo(tombstone);
+        assertThat(r.getClassId()).isEqualTo(35);
+        assertThatThrownBy(() -> new CatalogUpdateProcessor("x", CatalogUpdateProcessor.Op.PUT, 1, null, p))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'rt' stored under 'x'");
+    }
+}
