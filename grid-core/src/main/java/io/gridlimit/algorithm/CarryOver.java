@@ -53,6 +53,9 @@ public final class CarryOver {
      */
     public static boolean needed(LimiterState stored, Policy to) {
         Objects.requireNonNull(to, "to");
+        if (stored instanceof ReservedState r) {
+            return needed(r.inner(), to);
+        }
         if (stored == null) {
             return false;
         }
@@ -80,6 +83,12 @@ public final class CarryOver {
         Objects.requireNonNull(earlier, "earlier");
         if (!needed(stored, to)) {
             return stored;
+        }
+        if (stored instanceof ReservedState r) {
+            // the limiter state inside is carried; the reservations stay settleable against it (SPEC §10, §4).
+            // When every band carries over fresh, the reservations go with it: their cost stands (never given back).
+            LimiterState inner = carry(r.inner(), earlier, to, nowNanos);
+            return inner == null ? null : r.withInner(inner);
         }
         List<String> names = new ArrayList<>();
         List<LimiterState> states = new ArrayList<>();
@@ -111,6 +120,10 @@ public final class CarryOver {
         long ttl = 0;
         if (state == null) {
             return 0;
+        }
+        if (state instanceof ReservedState r) {
+            long holdNanos = r.holdUntilNanos() - nowNanos;
+            return Math.max(Math.max(0, holdNanos), nanosUntilFresh(r.inner(), policy, nowNanos));
         }
         for (Band band : policy.bands()) {
             ttl = Math.max(ttl, Composite.nanosUntilFresh(Composite.bandState(state, policy, band), band, nowNanos));

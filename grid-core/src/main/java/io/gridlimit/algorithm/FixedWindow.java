@@ -20,6 +20,12 @@ import io.gridlimit.api.Decision;
  *   the rebased state (re-stamped at the reading) is written even on a denial.</li>
  *   <li><b>Policy change</b> (SPEC §4): the count is kept against the new limit; a state written under another
  *   window length is ignored (fresh).</li>
+ *   <li><b>Settle</b> (SPEC §10) of a reservation of {@code c} taken at {@code t0} to an actual {@code a}: only
+ *   while the reading is in {@code t0}'s window (and the state was written in it): {@code a < c} lowers the count
+ *   to {@code max(0, count − (c − a))}; {@code a > c} raises it by {@code k = min(a − c, L + D − count)}
+ *   ({@code D} the band's maximum debt) and reports {@code a − c − k} as excess. Once the window is gone,
+ *   nothing: the cost left with it, exactly as a decision of {@code a} would have. Under a debt
+ *   ({@code count > L}) {@code remaining = 0} and the window's end is both resetAfter and retryAfter.</li>
  * </ol>
  * Sources: docs/SPEC.md §2-4 (§3: the boundary burst of aligned windows).
  */
@@ -58,6 +64,22 @@ final class FixedWindow {
         }
         long retry = cost <= limit ? untilWindowEndNanos : Decision.NO_RETRY;
         return BandResult.denied(Math.max(0, limit - c.count), retry, c.rebased, keep, keepReset);
+    }
+
+    static BandSettle settle(LimiterState stored, Band band, long reserved, long actual, long reservedAtNanos,
+                             long nowNanos) {
+        Count c = load(stored, band, nowNanos);
+        long windowNanos = band.windowNanos();
+        if (c.stored == null || Math.floorDiv(nowNanos, windowNanos) != Math.floorDiv(reservedAtNanos, windowNanos)) {
+            return BandSettle.unchanged(stored); // the reservation's window is gone (or the band changed shape)
+        }
+        if (actual < reserved) {
+            long count = Math.max(0, c.count - (reserved - actual));
+            return new BandSettle(new FixedWindowState(nowNanos, count, windowNanos), true, 0);
+        }
+        long charge = actual - reserved;
+        long taken = Math.max(0, Math.min(charge, band.limit() + band.maxDebt() - c.count));
+        return new BandSettle(new FixedWindowState(nowNanos, c.count + taken, windowNanos), true, charge - taken);
     }
 
     static long nanosUntilFresh(LimiterState stored, Band band, long nowNanos) {

@@ -26,6 +26,12 @@ import io.gridlimit.internal.Wide;
  *   <li><b>Policy change</b> (SPEC §4): the tokens at the last write, {@code B_old − (TAT − last)/T_old}, are
  *   clamped to the new capacity and credited {@code (now − last)·R_new/P}, as the token bucket does; a state
  *   written under another refill period is ignored (fresh).</li>
+ *   <li><b>Settle</b> (SPEC §10) of a reservation of {@code c} to an actual {@code a}: with the debt {@code X} at
+ *   the reading, {@code a < c} moves TAT back by {@code (c − a)·T}, never before the reading:
+ *   {@code X := max(0, X − (c − a)·P)}; {@code a > c} moves it forward by {@code k·T} with
+ *   {@code k = min(a − c, floor(((B + D)·P − X)/P))} ({@code D} the band's maximum debt, so TAT never lies more
+ *   than {@code (B + D)·T} ahead), and reports {@code a − c − k} as excess. {@code X/P} being the token bucket's
+ *   missing tokens, this is {@link TokenBucket}'s settle, decision for decision.</li>
  * </ol>
  * Sources: ITU-T Recommendation I.371 (GCRA, virtual scheduling); SPEC.md §2-4.
  */
@@ -98,6 +104,24 @@ final class Gcra {
             }
         }
         return BandResult.denied(remaining(x, band), retry, debt.rebased, keep, keepReset);
+    }
+
+    static BandSettle settle(LimiterState stored, Band band, long reserved, long actual, long nowNanos) {
+        Debt debt = load(stored, band, nowNanos);
+        long periodNanos = band.refillPeriodNanos();
+        if (actual < reserved) {
+            if (debt.stored == null) {
+                return BandSettle.unchanged(stored); // fresh: TAT at or before now already
+            }
+            Wide x = Wide.max(Wide.ZERO, debt.x.subtract(Wide.product(reserved - actual, periodNanos)));
+            return new BandSettle(stateAt(nowNanos, x, band), true, 0);
+        }
+        long charge = actual - reserved;
+        Wide room = Wide.product(band.capacity() + band.maxDebt(), periodNanos).subtract(debt.x);
+        long roomTokens = room.signum() <= 0 ? 0 : room.floorDiv(periodNanos).saturatedLong();
+        long taken = Math.min(charge, roomTokens);
+        Wide x = debt.x.add(Wide.product(taken, periodNanos));
+        return new BandSettle(stateAt(nowNanos, x, band), true, charge - taken);
     }
 
     static long nanosUntilFresh(LimiterState stored, Band band, long nowNanos) {

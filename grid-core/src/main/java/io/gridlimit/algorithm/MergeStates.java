@@ -76,6 +76,9 @@ public final class MergeStates {
         if (b == null) {
             return a;
         }
+        if (a instanceof ReservedState || b instanceof ReservedState) {
+            return mergeReserved(a, b, policyOrNull);
+        }
         if (policyOrNull == null) {
             return mergeUnknownPolicy(a, b);
         }
@@ -96,6 +99,24 @@ public final class MergeStates {
             }
         }
         return new CompositeState(t, names.toArray(new String[0]), states.toArray(new LimiterState[0]), false);
+    }
+
+    /**
+     * Reserved states (SPEC §10): the limiter states inside are merged as any; the bookkeeping of either side is
+     * kept with every id closed (a reservation of one side must not give back to what the other side consumed),
+     * the later hold, so reservations taken before the heal can no longer be settled and their cost stands.
+     */
+    private static LimiterState mergeReserved(LimiterState a, LimiterState b, Policy policyOrNull) {
+        ReservedState ra = a instanceof ReservedState r ? r : null;
+        ReservedState rb = b instanceof ReservedState r ? r : null;
+        LimiterState inner = moreConsumed(Reservations.unwrap(a), Reservations.unwrap(b), policyOrNull);
+        ReservedState w = ra != null ? ra : rb;
+        long nextId = Math.max(ra == null ? 1 : ra.nextId(), rb == null ? 1 : rb.nextId());
+        long hold = Math.max(ra == null ? Long.MIN_VALUE : ra.holdUntilNanos(),
+                rb == null ? Long.MIN_VALUE : rb.holdUntilNanos());
+        long[] none = new long[0];
+        return new ReservedState(inner, w.stateId(), w.secretHigh(), w.secretLow(), nextId, hold, nextId, none, none,
+                none, false);
     }
 
     private static LimiterState mergeUnknownPolicy(LimiterState a, LimiterState b) {

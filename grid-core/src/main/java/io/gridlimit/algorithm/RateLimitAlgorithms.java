@@ -2,8 +2,10 @@ package io.gridlimit.algorithm;
 
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
+import io.gridlimit.api.Reservation;
 
 import java.util.Objects;
+import java.util.random.RandomGenerator;
 
 /**
  * The pure decision functions: {@code (state, policy, cost, nowNanos) -> outcome}. No clock is read, nothing is
@@ -28,7 +30,83 @@ public final class RateLimitAlgorithms {
     public static Outcome apply(LimiterState stateOrNull, Policy policy, long cost, long nowNanos) {
         Objects.requireNonNull(policy, "policy");
         RateLimiter.checkCost(cost);
-        return Composite.apply(stateOrNull, policy, cost, nowNanos);
+        return Reservations.apply(stateOrNull, policy, cost, nowNanos);
+    }
+
+    /**
+     * Decides one request as {@link #apply} does and, when it is admitted, takes its cost as a reservation that
+     * can later be settled ({@link #settle}; docs/SPEC.md §10): the decision then carries a {@link Reservation}
+     * signed with the state's secret, and the state becomes a {@link ReservedState} held until the reservation
+     * expires.
+     *
+     * @param stateOrNull the stored state, or null when the key has none
+     * @param policy the policy
+     * @param key the key (named in the reservation, so a settle can be routed)
+     * @param cost the cost of the request, in [1, 10^15]
+     * @param nowNanos the reading, epoch nanoseconds
+     * @param random the source of a new state's id and secret (the owner's {@link java.security.SecureRandom})
+     * @return the outcome, never null; its decision carries a reservation iff admitted
+     * @throws IllegalArgumentException if {@code cost} is outside [1, 10^15]
+     * @throws NullPointerException if {@code policy}, {@code key} or {@code random} is null
+     */
+    public static Outcome reserve(LimiterState stateOrNull, Policy policy, String key, long cost, long nowNanos,
+                                  RandomGenerator random) {
+        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(random, "random");
+        RateLimiter.checkCost(cost);
+        return Reservations.reserve(stateOrNull, policy, key, cost, nowNanos, random);
+    }
+
+    /**
+     * Settles a reservation to its actual cost (docs/SPEC.md §10): gives back what was reserved but not used, or
+     * charges the rest up to each band's maximum debt, once per reservation id.
+     *
+     * @param stateOrNull the stored state, or null when the key has none
+     * @param policy the policy, with the bands' maximum debts
+     * @param key the key whose state this is
+     * @param reservation the reservation
+     * @param actual the actual cost, in [0, 10^15]
+     * @param nowNanos the reading, epoch nanoseconds
+     * @return the outcome, never null
+     * @throws IllegalArgumentException if {@code actual} is outside [0, 10^15]
+     * @throws NullPointerException if an argument is null
+     */
+    public static SettleOutcome settle(LimiterState stateOrNull, Policy policy, String key, Reservation reservation,
+                                       long actual, long nowNanos) {
+        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(reservation, "reservation");
+        RateLimiter.checkActual(actual);
+        return Reservations.settle(stateOrNull, policy, key, reservation, actual, nowNanos);
+    }
+
+    /**
+     * {@link #reserve} of several requests in sequence at one reading, each seeing the state the previous left.
+     *
+     * @param stateOrNull the stored state, or null
+     * @param policy the policy
+     * @param key the key
+     * @param costs the costs, each in [1, 10^15]
+     * @param nowNanos the reading, epoch nanoseconds
+     * @param random the source of a new state's id and secret
+     * @return one outcome per cost, in order
+     * @throws IllegalArgumentException if a cost is out of range (nothing is decided)
+     * @throws NullPointerException if an argument is null
+     */
+    public static Outcome[] reserveAll(LimiterState stateOrNull, Policy policy, String key, long[] costs,
+                                       long nowNanos, RandomGenerator random) {
+        Objects.requireNonNull(costs, "costs");
+        for (int i = 0; i < costs.length; i++) {
+            RateLimiter.checkCost("costs[" + i + "]", costs[i]);
+        }
+        Outcome[] outcomes = new Outcome[costs.length];
+        LimiterState state = stateOrNull;
+        for (int i = 0; i < costs.length; i++) {
+            outcomes[i] = reserve(state, policy, key, costs[i], nowNanos, random);
+            state = outcomes[i].state();
+        }
+        return outcomes;
     }
 
     /**
@@ -51,7 +129,7 @@ public final class RateLimitAlgorithms {
         Outcome[] outcomes = new Outcome[costs.length];
         LimiterState state = stateOrNull;
         for (int i = 0; i < costs.length; i++) {
-            outcomes[i] = Composite.apply(state, policy, costs[i], nowNanos);
+            outcomes[i] = Reservations.apply(state, policy, costs[i], nowNanos);
             state = outcomes[i].state();
         }
         return outcomes;
@@ -68,6 +146,6 @@ public final class RateLimitAlgorithms {
      */
     public static boolean isFresh(LimiterState stateOrNull, Policy policy, long nowNanos) {
         Objects.requireNonNull(policy, "policy");
-        return Composite.isFresh(stateOrNull, policy, nowNanos);
+        return Reservations.isFresh(stateOrNull, policy, nowNanos);
     }
 }

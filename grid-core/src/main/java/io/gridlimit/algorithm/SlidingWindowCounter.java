@@ -29,6 +29,12 @@ import io.gridlimit.internal.Wide;
  *   {@code k}, previous into {@code k − 1}) and expire with it; the rebased state is written even on a denial.</li>
  *   <li><b>Policy change</b> (SPEC §4): counts are kept against the new limit; a state written under another
  *   window length is ignored (fresh).</li>
+ *   <li><b>Settle</b> (SPEC §10) of a reservation of {@code c} taken at {@code t0} (window {@code k0}) to an
+ *   actual {@code a}: the count of window {@code k0} is changed where it now stands: {@code cur} while the
+ *   reading is in {@code k0}, {@code prev} in {@code k0 + 1}, nothing once {@code k0} is older (its cost no
+ *   longer counts, as a decision of {@code a} would not). {@code a < c} lowers it to
+ *   {@code max(0, count − (c − a))}; {@code a > c} raises it by {@code k = min(a − c, L + D − count)}
+ *   ({@code D} the band's maximum debt) and reports {@code a − c − k} as excess.</li>
  * </ol>
  * Sources: docs/SPEC.md §2-4 (the tables worked by hand in SlidingWindowCounterTest); Cloudflare's counting
  * approximation (the weighted previous window).
@@ -104,6 +110,31 @@ final class SlidingWindowCounter {
             offset = Math.max(0, windowNanos - allowed);
         }
         return untilEnd + offset;
+    }
+
+    static BandSettle settle(LimiterState stored, Band band, long reserved, long actual, long reservedAtNanos,
+                             long nowNanos) {
+        Counts c = load(stored, band, nowNanos);
+        long windowNanos = band.windowNanos();
+        long gap = Math.floorDiv(nowNanos, windowNanos) - Math.floorDiv(reservedAtNanos, windowNanos);
+        if (c.stored == null || (gap != 0 && gap != 1)) {
+            return BandSettle.unchanged(stored);
+        }
+        long count = gap == 0 ? c.current : c.previous;
+        long changed;
+        long excess = 0;
+        if (actual < reserved) {
+            changed = Math.max(0, count - (reserved - actual));
+        } else {
+            long charge = actual - reserved;
+            long taken = Math.max(0, Math.min(charge, band.limit() + band.maxDebt() - count));
+            changed = count + taken;
+            excess = charge - taken;
+        }
+        SlidingWindowCounterState s = gap == 0
+                ? new SlidingWindowCounterState(nowNanos, changed, c.previous, windowNanos)
+                : new SlidingWindowCounterState(nowNanos, c.current, changed, windowNanos);
+        return new BandSettle(s, true, excess);
     }
 
     static long nanosUntilFresh(LimiterState stored, Band band, long nowNanos) {

@@ -27,6 +27,11 @@ import java.util.Arrays;
  *   looks at the reading exactly as it did at its last write; the rebased state is written even on a denial.</li>
  *   <li><b>Policy change</b> (SPEC §4): entries are kept against the new limit; a state written under another
  *   window length is ignored (fresh).</li>
+ *   <li><b>Settle</b> (SPEC §10) of a reservation of {@code c} taken at {@code t0} to an actual {@code a}: the
+ *   entry at {@code t0}, while it still counts ({@code t <= t0 + W}), is reduced by {@code c − a} (removed at 0)
+ *   when {@code a < c}, or raised by {@code k = min(a − c, L + D − sum)} ({@code D} the band's maximum debt) when
+ *   {@code a > c}, reporting {@code a − c − k} as excess; once the entry no longer counts, nothing. Requests
+ *   accepted at one reading share an entry: a settle changes only its own reservation's part of it.</li>
  * </ol>
  * Sources: docs/SPEC.md §2-4 (§3: "Retry-After: 6" for the denial at 25 s); the 30 s / 5 table worked by hand in
  * SlidingWindowLogTest.
@@ -126,6 +131,48 @@ final class SlidingWindowLog {
             }
         }
         return BandResult.denied(Math.max(0, limit - v.sum), retry, v.rebased, keep, keepReset);
+    }
+
+    static BandSettle settle(LimiterState stored, Band band, long reserved, long actual, long reservedAtNanos,
+                             long nowNanos) {
+        View v = load(stored, band, nowNanos);
+        int at = -1;
+        for (int i = v.first; i < v.nanos.length; i++) {
+            if (v.nanos[i] == reservedAtNanos) {
+                at = i;
+                break;
+            }
+        }
+        if (v.stored == null || at < 0) {
+            return BandSettle.unchanged(stored); // the entry no longer counts (or the band changed shape)
+        }
+        long[] nanos = Arrays.copyOfRange(v.nanos, v.first, v.nanos.length);
+        int[] costs = Arrays.copyOfRange(v.costs, v.first, v.costs.length);
+        int i = at - v.first;
+        long excess = 0;
+        if (actual < reserved) {
+            long left = costs[i] - (reserved - actual);
+            if (left <= 0) {
+                int n = nanos.length;
+                long[] n2 = new long[n - 1];
+                int[] c2 = new int[n - 1];
+                System.arraycopy(nanos, 0, n2, 0, i);
+                System.arraycopy(nanos, i + 1, n2, i, n - 1 - i);
+                System.arraycopy(costs, 0, c2, 0, i);
+                System.arraycopy(costs, i + 1, c2, i, n - 1 - i);
+                nanos = n2;
+                costs = c2;
+            } else {
+                costs[i] = (int) left;
+            }
+        } else {
+            long charge = actual - reserved;
+            long taken = Math.max(0, Math.min(charge, band.limit() + band.maxDebt() - v.sum));
+            costs[i] += (int) taken; // sum <= limit + maxDebt <= 2·10^5
+            excess = charge - taken;
+        }
+        return new BandSettle(new SlidingWindowLogState(nowNanos, band.windowNanos(), nanos, costs, false), true,
+                excess);
     }
 
     static long nanosUntilFresh(LimiterState stored, Band band, long nowNanos) {

@@ -25,6 +25,15 @@ import io.gridlimit.internal.Wide;
  *   state is written even on a denial. Nothing is gained or lost, and refill resumes at once.</li>
  *   <li><b>Policy change</b> (SPEC §4): the time since the last write is credited at the new rate and the level
  *   clamped to the new capacity; a state written under another refill period is ignored (fresh).</li>
+ *   <li><b>Settle</b> (SPEC §10) of a reservation of {@code c} to an actual {@code a}, at the reading: the level
+ *   {@code W + n/P} is brought to the reading as for a decision; {@code a < c} gives {@code c − a} tokens back,
+ *   {@code min(C, W + c − a)} (a full bucket drops its remainder); {@code a > c} charges {@code k = min(a − c,
+ *   W + D)} tokens, {@code W − k} (a debt when below zero, at most the band's maximum debt {@code D}), and
+ *   reports {@code a − c − k} as excess. Without a decision in between, giving back is exactly deciding
+ *   {@code a}: {@code min(C, min(C, L − c + r) + c − a) = min(C, L − a + r)} for a level {@code L} before the
+ *   reservation and a refill {@code r} since; a charge is exact while the bucket has not filled up since the
+ *   reservation, and takes more (never less) otherwise. Under a debt {@code remaining = max(0, W)}, and
+ *   resetAfter and retryAfter count the repayment ({@code C − W} and {@code c − W} tokens to refill).</li>
  * </ol>
  * Sources: docs/SPEC.md §2-4 (capacity 3, 1 token/s, checked in BucketAlgorithmsTest); GCRA equivalence in
  * {@link Gcra}.
@@ -89,7 +98,28 @@ final class TokenBucket {
                 retry = wait.longValueExact();
             }
         }
-        return BandResult.denied(level.tokens, retry, level.rebased, keep, keepReset);
+        return BandResult.denied(Math.max(0, level.tokens), retry, level.rebased, keep, keepReset);
+    }
+
+    static BandSettle settle(LimiterState stored, Band band, long reserved, long actual, long nowNanos) {
+        Level level = load(stored, band, nowNanos);
+        long periodNanos = band.refillPeriodNanos();
+        long capacity = band.capacity();
+        if (actual < reserved) {
+            if (level.stored == null) {
+                return BandSettle.unchanged(stored); // fresh: full already
+            }
+            long back = reserved - actual;
+            long tokens = level.tokens + back; // <= 2·10^15 + 10^15: no overflow
+            return tokens >= capacity
+                    ? new BandSettle(new TokenBucketState(nowNanos, capacity, 0, periodNanos), true, 0)
+                    : new BandSettle(new TokenBucketState(nowNanos, tokens, level.fraction, periodNanos), true, 0);
+        }
+        long charge = actual - reserved; // > 0
+        long room = level.tokens + band.maxDebt(); // >= 0: the balance never is below -maxDebt
+        long taken = Math.max(0, Math.min(charge, room));
+        return new BandSettle(new TokenBucketState(nowNanos, level.tokens - taken, level.fraction, periodNanos),
+                true, charge - taken);
     }
 
     static long nanosUntilFresh(LimiterState stored, Band band, long nowNanos) {

@@ -18,7 +18,7 @@ public final class TokenBucketState implements LimiterState {
      * Creates a state.
      *
      * @param lastNanos the reading the state was written with, epoch nanoseconds
-     * @param tokens whole tokens held, in [0, 10^15]
+     * @param tokens whole tokens held, in [-10^15, 10^15]: below zero after a settle charged more than was left (a debt, SPEC §10)
      * @param tokenFraction the fraction of a further token, in units of {@code 1/refillPeriodNanos} of a token,
      *     in [0, refillPeriodNanos)
      * @param refillPeriodNanos the refill period the state was written under, in nanoseconds, > 0
@@ -28,8 +28,8 @@ public final class TokenBucketState implements LimiterState {
         if (refillPeriodNanos <= 0) {
             throw new IllegalArgumentException("refillPeriodNanos must be > 0, got " + refillPeriodNanos);
         }
-        if (tokens < 0) {
-            throw new IllegalArgumentException("tokens must be >= 0, got " + tokens);
+        if (tokens < -io.gridlimit.api.Band.MAX_QUANTITY) {
+            throw new IllegalArgumentException("tokens must be >= -10^15 (a debt), got " + tokens);
         }
         if (tokenFraction < 0 || tokenFraction >= refillPeriodNanos) {
             throw new IllegalArgumentException(
@@ -46,7 +46,7 @@ public final class TokenBucketState implements LimiterState {
         return lastNanos;
     }
 
-    /** @return whole tokens held at {@link #lastNanos()}, >= 0 */
+    /** @return whole tokens held at {@link #lastNanos()}, >= -10^15 (below zero: a debt, SPEC §10) */
     public long tokens() {
         return tokens;
     }

@@ -28,9 +28,16 @@ public final class Band {
     private final long refillPeriodNanos;
     private final long limit;
     private final long windowNanos;
+    private final long maxDebt;
 
     private Band(String name, Algorithm algorithm, long capacity, long refillTokens, long refillPeriodNanos,
                  long limit, long windowNanos) {
+        this(name, algorithm, capacity, refillTokens, refillPeriodNanos, limit, windowNanos,
+                algorithm.isBucket() ? capacity : limit);
+    }
+
+    private Band(String name, Algorithm algorithm, long capacity, long refillTokens, long refillPeriodNanos,
+                 long limit, long windowNanos, long maxDebt) {
         this.name = checkName(name);
         this.algorithm = algorithm;
         this.capacity = capacity;
@@ -38,6 +45,7 @@ public final class Band {
         this.refillPeriodNanos = refillPeriodNanos;
         this.limit = limit;
         this.windowNanos = windowNanos;
+        this.maxDebt = maxDebt;
     }
 
     /**
@@ -122,7 +130,34 @@ public final class Band {
      * @throws IllegalArgumentException if the name is malformed
      */
     public Band withName(String newName) {
-        return new Band(newName, algorithm, capacity, refillTokens, refillPeriodNanos, limit, windowNanos);
+        return new Band(newName, algorithm, capacity, refillTokens, refillPeriodNanos, limit, windowNanos, maxDebt);
+    }
+
+    /**
+     * Returns a copy of this band with another maximum debt (docs/SPEC.md §10): how far below zero a settle that
+     * charges more than was reserved may take the band's balance. What a settle would charge beyond it is not
+     * charged and is reported ({@link Settlement#excess()}).
+     *
+     * @param debt the maximum debt in tokens or requests, in [0, 10^15] ([0, 100 000] for a sliding window log);
+     *     the default is the band's {@link #quota()}
+     * @return the band with that maximum debt, never null
+     * @throws IllegalArgumentException naming {@code maxDebt} and the value when it is out of range
+     */
+    public Band withMaxDebt(long debt) {
+        long max = algorithm == Algorithm.SLIDING_WINDOW_LOG ? MAX_LOG_LIMIT : MAX_QUANTITY;
+        if (debt < 0 || debt > max) {
+            throw new IllegalArgumentException("maxDebt must be in [0, " + max + "], got " + debt);
+        }
+        return new Band(name, algorithm, capacity, refillTokens, refillPeriodNanos, limit, windowNanos, debt);
+    }
+
+    /**
+     * The band's maximum debt (docs/SPEC.md §10): the lowest balance a settle may leave is {@code -maxDebt}.
+     *
+     * @return tokens or requests, in [0, 10^15]; by default the band's {@link #quota()}
+     */
+    public long maxDebt() {
+        return maxDebt;
     }
 
     private static Band bucket(String name, Algorithm algorithm, long capacity, long refillTokens,
@@ -217,20 +252,21 @@ public final class Band {
         }
         return name.equals(b.name) && algorithm == b.algorithm && capacity == b.capacity
                 && refillTokens == b.refillTokens && refillPeriodNanos == b.refillPeriodNanos
-                && limit == b.limit && windowNanos == b.windowNanos;
+                && limit == b.limit && windowNanos == b.windowNanos && maxDebt == b.maxDebt;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, algorithm, capacity, refillTokens, refillPeriodNanos, limit, windowNanos);
+        return Objects.hash(name, algorithm, capacity, refillTokens, refillPeriodNanos, limit, windowNanos, maxDebt);
     }
 
     @Override
     public String toString() {
+        String debt = maxDebt == quota() ? "" : " maxDebt=" + maxDebt;
         return algorithm.isBucket()
                 ? name + "{" + algorithm.configName() + " capacity=" + capacity + " refillTokens=" + refillTokens
-                        + " refillPeriod=" + Duration.ofNanos(refillPeriodNanos) + "}"
+                        + " refillPeriod=" + Duration.ofNanos(refillPeriodNanos) + debt + "}"
                 : name + "{" + algorithm.configName() + " limit=" + limit + " window="
-                        + Duration.ofNanos(windowNanos) + "}";
+                        + Duration.ofNanos(windowNanos) + debt + "}";
     }
 }

@@ -18,6 +18,7 @@ public final class Decision {
     private final long resetAfterNanos;
     private final long retryAfterNanos;
     private final String band;
+    private final Reservation reservation;
     /** The catalog version of the policy this decision used (SPEC §11); 0 when not from the catalog. */
     private final long policyVersion;
 
@@ -35,11 +36,29 @@ public final class Decision {
      */
     public Decision(boolean allowed, long limit, long remaining, long resetAfterNanos, long retryAfterNanos,
                     String band) {
-        this(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, band, 0L);
+        this(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, band, null);
+    }
+
+    /**
+     * Creates a decision that may carry a reservation (docs/SPEC.md §10).
+     *
+     * @param allowed whether the request is admitted
+     * @param limit the binding band's quota (capacity or window limit), in [1, 10^15]
+     * @param remaining what is left after this request when admitted, or now when denied, in [0, limit]
+     * @param resetAfterNanos nanoseconds until the binding band is back to its full quota, >= 0
+     * @param retryAfterNanos on a denial that can pass, the least nanoseconds after which the same cost would
+     *     be admitted (> 0); otherwise {@link #NO_RETRY}
+     * @param band the binding band's name for a composite policy, else null
+     * @param reservation the reservation of an admitted decision taken as one, else null
+     * @throws IllegalArgumentException if a value is out of its range, or a denial carries a reservation
+     */
+    public Decision(boolean allowed, long limit, long remaining, long resetAfterNanos, long retryAfterNanos,
+                    String band, Reservation reservation) {
+        this(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, band, reservation, 0L);
     }
 
     private Decision(boolean allowed, long limit, long remaining, long resetAfterNanos, long retryAfterNanos,
-                     String band, long policyVersion) {
+                     String band, Reservation reservation, long policyVersion) {
         this.policyVersion = policyVersion;
         if (limit < 1 || remaining < 0 || remaining > limit || resetAfterNanos < 0
                 || (retryAfterNanos < 0 && retryAfterNanos != NO_RETRY) || (allowed && retryAfterNanos != NO_RETRY)) {
@@ -52,7 +71,59 @@ public final class Decision {
         this.remaining = remaining;
         this.resetAfterNanos = resetAfterNanos;
         this.retryAfterNanos = retryAfterNanos;
+        if (reservation != null && !allowed) {
+            throw new IllegalArgumentException("a denial carries no reservation");
+        }
         this.band = band;
+        this.reservation = reservation;
+    }
+
+    /**
+     * Returns this decision with a reservation attached.
+     *
+     * @param r the reservation, or null for none
+     * @return a decision equal to this one but for its reservation
+     * @throws IllegalArgumentException if this is a denial and {@code r} is not null
+     */
+    public Decision withReservation(Reservation r) {
+        return new Decision(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, band, r, policyVersion);
+    }
+
+    /**
+     * Returns a copy of this decision stating the catalog version of the policy it used (SPEC §11).
+     *
+     * @param version the version, >= 0 (0: not from the grid's policy catalog)
+     * @return a decision equal to this one but for {@link #policyVersion()}; this one when already so
+     * @throws IllegalArgumentException if {@code version} is negative
+     */
+    public Decision withPolicyVersion(long version) {
+        if (version < 0) {
+            throw new IllegalArgumentException("policyVersion must be >= 0, got " + version);
+        }
+        if (version == policyVersion) {
+            return this;
+        }
+        return new Decision(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, band, reservation, version);
+    }
+
+    /**
+     * Returns the version of the grid's policy catalog the deciding owner used: the newest it knew, which may be
+     * newer than the asking replica's (SPEC §11).
+     *
+     * @return the version, >= 1; 0 when the policy did not come from the catalog
+     */
+    public long policyVersion() {
+        return policyVersion;
+    }
+
+    /**
+     * Returns the reservation of an admitted decision taken as one ({@link RateLimiter#reserveAsync}): the handle
+     * with which its cost can be settled or given back (docs/SPEC.md §10).
+     *
+     * @return the reservation, or null when the decision is a denial or was not taken as a reservation
+     */
+    public Reservation reservation() {
+        return reservation;
     }
 
     /**
@@ -79,33 +150,6 @@ public final class Decision {
      */
     public boolean bindsBefore(Decision other) {
         return bindsBefore(remaining, resetAfterNanos, other.remaining, other.resetAfterNanos);
-    }
-
-    /**
-     * Returns a copy of this decision stating the catalog version of the policy it used (SPEC §11).
-     *
-     * @param version the version, >= 0 (0: not from the grid's policy catalog)
-     * @return a decision equal to this one but for {@link #policyVersion()}; this one when already so
-     * @throws IllegalArgumentException if {@code version} is negative
-     */
-    public Decision withPolicyVersion(long version) {
-        if (version < 0) {
-            throw new IllegalArgumentException("policyVersion must be >= 0, got " + version);
-        }
-        if (version == policyVersion) {
-            return this;
-        }
-        return new Decision(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, band, version);
-    }
-
-    /**
-     * Returns the version of the grid's policy catalog the deciding owner used: the newest it knew, which may be
-     * newer than the asking replica's (SPEC §11).
-     *
-     * @return the version, >= 1; 0 when the policy did not come from the catalog
-     */
-    public long policyVersion() {
-        return policyVersion;
     }
 
     /** @return true when the request is admitted and its cost consumed */
@@ -152,19 +196,19 @@ public final class Decision {
         return this == o || (o instanceof Decision d && allowed == d.allowed && limit == d.limit
                 && remaining == d.remaining && resetAfterNanos == d.resetAfterNanos
                 && retryAfterNanos == d.retryAfterNanos && Objects.equals(band, d.band)
-                && policyVersion == d.policyVersion);
+                && Objects.equals(reservation, d.reservation) && policyVersion == d.policyVersion);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, band, policyVersion);
+        return Objects.hash(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, band);
     }
 
     @Override
     public String toString() {
         return "Decision{" + (allowed ? "allowed" : "denied") + " limit=" + limit + " remaining=" + remaining
                 + " resetAfterNanos=" + resetAfterNanos + " retryAfterNanos=" + retryAfterNanos
-                + (band == null ? "" : " band=" + band) + (policyVersion == 0 ? "" : " policyVersion=" + policyVersion)
-                + "}";
+                + (band == null ? "" : " band=" + band) + (reservation == null ? "" : " " + reservation)
+                + (policyVersion == 0 ? "" : " policyVersion=" + policyVersion) + "}";
     }
 }

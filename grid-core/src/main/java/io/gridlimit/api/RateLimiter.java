@@ -85,6 +85,145 @@ public interface RateLimiter {
     }
 
     /**
+     * Decides one request as {@link #tryAcquireAsync(Policy, String, long, Executor)} does and, when admitted, takes
+     * its cost as a reservation: the decision's {@link Decision#reservation()} is then the handle with which the
+     * cost is settled to what the request really cost ({@link #settleAsync}) or given back ({@link #giveBack})
+     * (docs/SPEC.md §10). A denial carries no reservation and consumes nothing. A stage cancelled by its caller
+     * (a timeout) consumes nothing: not sent when still queued here, and given back when its admission arrives
+     * after the cancel (the built-in limiters do both).
+     *
+     * <p>This default decides without a reservation ({@link Decision#reservation()} null), for limiters that cannot
+     * take them; {@code HazelcastRateLimiter} and {@code LocalRateLimiter} take them.
+     *
+     * @param policy the policy to apply
+     * @param key the identity being limited: non-empty, at most 1024 UTF-8 bytes
+     * @param cost the units reserved, in [1, 10^15]
+     * @param executor where the returned stage is completed; must not block
+     * @return a stage completed with the decision, or exceptionally when the grid fails
+     * @throws IllegalArgumentException if the key or cost is invalid (nothing is decided)
+     * @throws NullPointerException if an argument is null
+     */
+    default CompletionStage<Decision> reserveAsync(Policy policy, String key, long cost, Executor executor) {
+        return tryAcquireAsync(policy, key, cost, executor);
+    }
+
+    /**
+     * {@link #reserveAsync(Policy, String, long, Executor)} with callbacks on an executor the limiter owns, as
+     * {@link #tryAcquireAsync(Policy, String, long)}. This default decides without a reservation.
+     *
+     * @param policy the policy to apply
+     * @param key the identity being limited: non-empty, at most 1024 UTF-8 bytes
+     * @param cost the units reserved, in [1, 10^15]
+     * @return a stage completed with the decision, or exceptionally when the grid fails
+     * @throws IllegalArgumentException if the key or cost is invalid (nothing is decided)
+     * @throws NullPointerException if policy or key is null
+     */
+    default CompletionStage<Decision> reserveAsync(Policy policy, String key, long cost) {
+        return tryAcquireAsync(policy, key, cost);
+    }
+
+    /**
+     * {@link #reserveAsync(Policy, String, long, Executor)}, blocking the calling thread until the owner answers.
+     *
+     * @param policy the policy to apply
+     * @param key the identity being limited: non-empty, at most 1024 UTF-8 bytes
+     * @param cost the units reserved, in [1, 10^15]
+     * @return the decision, never null; with a reservation iff admitted
+     * @throws IllegalArgumentException if the key or cost is invalid (nothing is decided)
+     * @throws NullPointerException if an argument is null
+     * @throws java.util.concurrent.CompletionException wrapping the grid's failure
+     */
+    default Decision reserve(Policy policy, String key, long cost) {
+        return reserveAsync(policy, key, cost).toCompletableFuture().join();
+    }
+
+    /**
+     * Settles a reservation to the actual cost of its request, in one atomic step on the owner of its key
+     * (docs/SPEC.md §10): what was reserved but not used is given back, what exceeds the reservation is charged,
+     * leaving a debt of at most each band's {@link Band#maxDebt()} (the rest is reported as
+     * {@link Settlement#excess()}). Each reservation is settled once: a retry, with any actual, answers
+     * {@link Settlement.Status#ALREADY_SETTLED} and changes nothing. A reservation that has expired, is unknown
+     * to the key's state or whose signature does not match changes nothing and says so. Callbacks run as for
+     * {@link #tryAcquireAsync(Policy, String, long)}.
+     *
+     * @param policy the reservation's policy (its bands' maximum debts apply)
+     * @param reservation the handle of an admitted decision
+     * @param actual the request's actual cost, in [0, 10^15]
+     * @return a stage completed with the settlement, or exceptionally when the grid fails (the settle may or may
+     *     not have happened: retrying is safe)
+     * @throws IllegalArgumentException if {@code actual} is out of range or the reservation names another policy
+     * @throws NullPointerException if an argument is null
+     * @throws UnsupportedOperationException if this limiter takes no reservations
+     */
+    default CompletionStage<Settlement> settleAsync(Policy policy, Reservation reservation, long actual) {
+        throw new UnsupportedOperationException(getClass().getName() + " takes no reservations");
+    }
+
+    /**
+     * {@link #settleAsync}, blocking the calling thread until the owner answers.
+     *
+     * @param policy the reservation's policy
+     * @param reservation the handle of an admitted decision
+     * @param actual the request's actual cost, in [0, 10^15]
+     * @return the settlement, never null
+     * @throws IllegalArgumentException if {@code actual} is out of range or the reservation names another policy
+     * @throws NullPointerException if an argument is null
+     * @throws java.util.concurrent.CompletionException wrapping the grid's failure
+     */
+    default Settlement settle(Policy policy, Reservation reservation, long actual) {
+        return settleAsync(policy, reservation, actual).toCompletableFuture().join();
+    }
+
+    /**
+     * Gives a reservation's whole cost back (a settle to 0) so that its request consumed nothing: for the
+     * all-or-nothing rules of a request or batch, and for an admission that arrived after its caller was answered
+     * (docs/SPEC.md §10). A grid failure is retried (backing off from 10 ms to 1 s) until a settle answers or the
+     * reservation expires; only then does the stage fail, and the caller counts the loss (the reserved cost
+     * stands, which errs towards denying).
+     *
+     * @param policy the reservation's policy
+     * @param reservation the handle of an admitted decision
+     * @return a stage completed with the settlement (any status: {@link Settlement.Status#ALREADY_SETTLED} when a
+     *     settle came first), or exceptionally with the last grid failure once the reservation has expired
+     * @throws IllegalArgumentException if the reservation names another policy
+     * @throws NullPointerException if an argument is null
+     * @throws UnsupportedOperationException if this limiter takes no reservations
+     */
+    default CompletionStage<Settlement> giveBack(Policy policy, Reservation reservation) {
+        return settleAsync(policy, reservation, 0);
+    }
+
+    /**
+     * Checks an actual cost of a settle (docs/SPEC.md §10): in [0, {@link #MAX_COST}].
+     *
+     * @param actual an actual cost
+     * @return {@code actual}
+     * @throws IllegalArgumentException {@code "actual must be in [0, 1000000000000000], got <actual>"}
+     */
+    static long checkActual(long actual) {
+        return Preconditions.checkRange("actual", actual, 0, MAX_COST);
+    }
+
+    /**
+     * Checks that a reservation belongs to a policy.
+     *
+     * @param policy the policy a settle is sent with
+     * @param reservation the reservation
+     * @return {@code reservation}
+     * @throws IllegalArgumentException naming both policies when they differ
+     * @throws NullPointerException if an argument is null
+     */
+    static Reservation checkReservation(Policy policy, Reservation reservation) {
+        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(reservation, "reservation");
+        if (!reservation.policy().equals(policy.name())) {
+            throw new IllegalArgumentException("the reservation is of policy '" + reservation.policy()
+                    + "', not '" + policy.name() + "'");
+        }
+        return reservation;
+    }
+
+    /**
      * Checks a key (SPEC §6): non-empty, at most {@link #MAX_KEY_BYTES} bytes in UTF-8, and well-formed UTF-16 (no
      * lone surrogate: {@code "a\ud800"} and {@code "a\udc00"} would otherwise both encode as {@code "a?"} and share
      * one state). The messages name the problem and the size, never the key, which may be personal data.

@@ -2,10 +2,15 @@ package io.gridlimit.grid;
 
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
+import io.gridlimit.api.Reservation;
+import io.gridlimit.api.Settlement;
+import io.gridlimit.time.SystemTimeSource;
+import io.gridlimit.time.TimeSource;
 import io.gridlimit.internal.Futures;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -20,6 +25,11 @@ final class AsyncDecisions implements AutoCloseable {
     private final Executor callbacks;
     /** Null when coalescing is off. */
     private final Coalescer coalescer;
+    /** Coalesces reservations (docs/SPEC.md §10) as {@link #coalescer} does decisions; null when off. */
+    private final Coalescer reserveCoalescer;
+    /** The clock that bounds give-back retries: the system's UTC clock (a reservation's expiry is epoch time). */
+    private final TimeSource clock = SystemTimeSource.systemUtc();
+    private volatile boolean closed;
 
     /**
      * Starts the callback pool.
@@ -34,6 +44,98 @@ final class AsyncDecisions implements AutoCloseable {
         this.callbacks = pool.executor();
         this.coalescer = coalesce ? new Coalescer(this::sendBatch, pool::newStage, callbacks,
                 DecideProcessor.MAX_BATCH) : null;
+        this.reserveCoalescer = coalesce ? new Coalescer(this::sendReserveBatch, pool::newStage, callbacks,
+                DecideProcessor.MAX_BATCH, this::orphan) : null;
+    }
+
+    /** Where give-backs of late admissions are reported; set once by the limiter's builder. */
+    private volatile GiveBackListener listener = GiveBackListener.NONE;
+
+    void listener(GiveBackListener l) {
+        this.listener = l;
+    }
+
+    /** An admission whose caller cancelled its stage after it was sent: given back, and reported. */
+    private void orphan(Policy policy, Decision decision) {
+        giveBack(policy, decision.reservation()).whenComplete((settlement, failure) ->
+                listener.lateGiveBack(policy.name(), settlement, failure == null ? null : Futures.unwrap(failure)));
+    }
+
+    /**
+     * Decides one request taking its cost as a reservation when admitted, coalesced per (policy, key) apart from
+     * plain decisions.
+     *
+     * @param policy the policy
+     * @param key the key
+     * @param cost the cost
+     * @param executor where the stage completes, or null for the callback pool
+     * @return the stage, whose default executor is the callback pool
+     */
+    CompletionStage<Decision> reserve(Policy policy, String key, long cost, Executor executor) {
+        if (reserveCoalescer != null) {
+            return reserveCoalescer.decide(policy, key, cost, executor);
+        }
+        return submit(policy, key, new DecideProcessor(policy, cost).reserving(), DecisionResult::first, executor,
+                true);
+    }
+
+    /**
+     * Settles a reservation once, on the owner of its key.
+     *
+     * @param policy the policy
+     * @param reservation the reservation, checked against the policy
+     * @param actual the actual cost, checked
+     * @return the stage of the settlement, completed on the callback pool
+     */
+    CompletionStage<Settlement> settle(Policy policy, Reservation reservation, long actual) {
+        CompletableFuture<Settlement> stage = pool.newStage();
+        try {
+            maps.get(policy).async().submit(reservation.key(), new SettleProcessor(policy, reservation, actual),
+                    SettleResult.class, callbacks, (result, failure) -> {
+                        if (failure != null) {
+                            stage.completeExceptionally(Futures.unwrap(failure));
+                        } else {
+                            stage.complete(result.settlement());
+                        }
+                    });
+        } catch (RuntimeException e) {
+            stage.completeExceptionally(e);
+        }
+        return stage;
+    }
+
+    /** First wait before a failed give-back is retried, then doubled up to {@link #GIVE_BACK_MAX_DELAY_MILLIS}. */
+    static final long GIVE_BACK_FIRST_DELAY_MILLIS = 10;
+    /** Longest wait between two attempts of a give-back. */
+    static final long GIVE_BACK_MAX_DELAY_MILLIS = 1_000;
+
+    /**
+     * Settles a reservation to 0, retrying grid failures until a settle answers or the reservation has expired
+     * (by this JVM's UTC clock) or this limiter is closed.
+     *
+     * @param policy the policy
+     * @param reservation the reservation, checked against the policy
+     * @return the stage of the settlement, or failed with the last grid failure when the give-back is lost
+     */
+    CompletionStage<Settlement> giveBack(Policy policy, Reservation reservation) {
+        CompletableFuture<Settlement> result = pool.newStage();
+        attempt(policy, reservation, GIVE_BACK_FIRST_DELAY_MILLIS, result);
+        return result;
+    }
+
+    private void attempt(Policy policy, Reservation reservation, long delayMillis,
+                         CompletableFuture<Settlement> result) {
+        settle(policy, reservation, 0).whenComplete((settlement, failure) -> {
+            if (failure == null) {
+                result.complete(settlement);
+            } else if (closed || Futures.unwrap(failure) instanceof IllegalArgumentException
+                    || clock.nowNanos() >= reservation.expiresAtNanos()) {
+                result.completeExceptionally(Futures.unwrap(failure));
+            } else {
+                CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS, callbacks).execute(() ->
+                        attempt(policy, reservation, Math.min(GIVE_BACK_MAX_DELAY_MILLIS, delayMillis * 2), result));
+            }
+        });
     }
 
     /**
@@ -75,17 +177,35 @@ final class AsyncDecisions implements AutoCloseable {
         return submit(policy, key, processor, DecisionResult::decisions, executor);
     }
 
+    /** One coalesced batch of reservations. */
+    private CompletionStage<Decision[]> sendReserveBatch(Policy policy, String key, long[] costs, Executor executor) {
+        DecideProcessor processor = costs.length == 1 ? new DecideProcessor(policy, costs[0])
+                : new DecideProcessor(policy, costs);
+        return submit(policy, key, processor.reserving(), DecisionResult::decisions, executor, true);
+    }
+
     /** Sends a processor; the returned stage completes on {@code executor} (never rejecting), or the pool. */
     private <T> CompletableFuture<T> submit(Policy policy, String key, DecideProcessor processor,
                                             Function<DecisionResult, T> mapping, Executor executor) {
+        return submit(policy, key, processor, mapping, executor, false);
+    }
+
+    /** As above; with {@code reserving}, a result that finds the stage cancelled has its admissions given back. */
+    private <T> CompletableFuture<T> submit(Policy policy, String key, DecideProcessor processor,
+                                            Function<DecisionResult, T> mapping, Executor executor,
+                                            boolean reserving) {
         CompletableFuture<T> stage = pool.newStage();
         Executor on = executor == null ? callbacks : NeverRejectingExecutor.of(executor);
         try {
             maps.get(policy).async().submit(key, processor, on, (result, failure) -> {
                 if (failure != null) {
                     stage.completeExceptionally(Futures.unwrap(failure));
-                } else {
-                    stage.complete(mapping.apply(result));
+                } else if (!stage.complete(mapping.apply(result)) && reserving) {
+                    for (Decision d : result.decisions()) {
+                        if (d.reservation() != null) {
+                            orphan(policy, d);
+                        }
+                    }
                 }
             });
         } catch (RuntimeException e) {
@@ -112,6 +232,7 @@ final class AsyncDecisions implements AutoCloseable {
     /** Closes the callback pool ({@link CallbackPool#close()}). */
     @Override
     public void close() {
+        closed = true;
         pool.close();
     }
 }

@@ -10,6 +10,7 @@ import com.hazelcast.client.impl.spi.impl.ClientInvocationFuture;
 import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.serialization.SerializationService;
 import com.hazelcast.internal.util.ThreadUtil;
+import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.impl.proxy.MapProxyImpl;
 import com.hazelcast.spi.impl.InternalCompletableFuture;
@@ -47,8 +48,24 @@ abstract class AsyncSubmitter {
      * @param executor where {@code done} runs
      * @param done receives the {@link DecisionResult} or the failure (exactly one is non-null)
      */
-    abstract void submit(String key, DecideProcessor processor, Executor executor,
-                         BiConsumer<DecisionResult, Throwable> done);
+    final void submit(String key, DecideProcessor processor, Executor executor,
+                      BiConsumer<DecisionResult, Throwable> done) {
+        submit(key, processor, DecisionResult.class, executor, done);
+    }
+
+    /**
+     * Sends any GridLimit processor to the key's owner (a {@link SettleProcessor}, docs/SPEC.md §10), by the same
+     * path as a decision.
+     *
+     * @param key the key, already validated
+     * @param processor the processor
+     * @param type the class of its result
+     * @param executor where {@code done} runs
+     * @param done receives the result or the failure (exactly one is non-null)
+     * @param <R> the result type
+     */
+    abstract <R> void submit(String key, EntryProcessor<String, LimiterState, R> processor, Class<R> type,
+                             Executor executor, BiConsumer<R, Throwable> done);
 
     /** @return a short name of the path taken, for diagnostics and tests */
     abstract String path();
@@ -76,13 +93,12 @@ abstract class AsyncSubmitter {
      * Hands a completed invocation to {@code done} exactly once: its failure, or the decoded result, or the
      * exception decoding threw.
      */
-    private static void complete(BiConsumer<DecisionResult, Throwable> done, Throwable failure,
-                                 Supplier<DecisionResult> decode) {
+    private static <R> void complete(BiConsumer<R, Throwable> done, Throwable failure, Supplier<R> decode) {
         if (failure != null) {
             done.accept(null, failure);
             return;
         }
-        DecisionResult result;
+        R result;
         try {
             result = decode.get();
         } catch (RuntimeException e) {
@@ -92,13 +108,13 @@ abstract class AsyncSubmitter {
         done.accept(result, null);
     }
 
-    private static DecisionResult toResult(SerializationService ss, Object value) {
+    private static <R> R toResult(SerializationService ss, Object value, Class<R> type) {
         Object result = ss.toObject(value);
-        if (!(result instanceof DecisionResult r)) {
-            throw new IllegalStateException("expected a DecisionResult, got "
+        if (!type.isInstance(result)) {
+            throw new IllegalStateException("expected a " + type.getSimpleName() + ", got "
                     + (result == null ? "null" : result.getClass().getName()));
         }
-        return r;
+        return type.cast(result);
     }
 
     /** Embedded member: the invocation future of {@code executeOnKeyInternal}. */
@@ -112,10 +128,11 @@ abstract class AsyncSubmitter {
         }
 
         @Override
-        void submit(String key, DecideProcessor processor, Executor executor,
-                    BiConsumer<DecisionResult, Throwable> done) {
+        <R> void submit(String key, EntryProcessor<String, LimiterState, R> processor, Class<R> type,
+                        Executor executor, BiConsumer<R, Throwable> done) {
             InternalCompletableFuture<Data> future = proxy.executeOnKeyInternal(key, processor);
-            future.whenCompleteAsync((data, failure) -> complete(done, failure, () -> toResult(ss, data)), executor);
+            future.whenCompleteAsync((data, failure) -> complete(done, failure, () -> toResult(ss, data, type)),
+                    executor);
         }
 
         @Override
@@ -137,8 +154,8 @@ abstract class AsyncSubmitter {
         }
 
         @Override
-        void submit(String key, DecideProcessor processor, Executor executor,
-                    BiConsumer<DecisionResult, Throwable> done) {
+        <R> void submit(String key, EntryProcessor<String, LimiterState, R> processor, Class<R> type,
+                        Executor executor, BiConsumer<R, Throwable> done) {
             SerializationService ss = context.getSerializationService();
             Data keyData = ss.toData(key);
             ClientMessage request = MapSubmitToKeyCodec.encodeRequest(name, ss.toData(processor), keyData,
@@ -146,7 +163,7 @@ abstract class AsyncSubmitter {
             int partitionId = context.getPartitionService().getPartitionId(keyData);
             ClientInvocationFuture future = new ClientInvocation(client, request, name, partitionId).invoke();
             future.whenCompleteAsync((message, failure) -> complete(done, failure,
-                    () -> toResult(ss, MapSubmitToKeyCodec.decodeResponse(message))), executor);
+                    () -> toResult(ss, MapSubmitToKeyCodec.decodeResponse(message), type)), executor);
         }
 
         @Override
@@ -164,8 +181,8 @@ abstract class AsyncSubmitter {
         }
 
         @Override
-        void submit(String key, DecideProcessor processor, Executor executor,
-                    BiConsumer<DecisionResult, Throwable> done) {
+        <R> void submit(String key, EntryProcessor<String, LimiterState, R> processor, Class<R> type,
+                        Executor executor, BiConsumer<R, Throwable> done) {
             map.submitToKey(key, processor).whenCompleteAsync(done, executor);
         }
 

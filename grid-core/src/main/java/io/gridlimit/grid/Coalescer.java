@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -36,7 +37,8 @@ import java.util.function.Supplier;
  *
  * <p><b>Failures.</b> A failed invocation completes every request of its batch exceptionally with the same
  * (unwrapped) exception; requests queued behind it still go out in the next batch. A queued request whose stage
- * its caller cancelled (a timeout) is dropped before it is sent: it consumes nothing.
+ * its caller cancelled (a timeout) is dropped before it is sent: it consumes nothing; one cancelled after it was
+ * sent whose admission carries a reservation goes to the orphan handler, which gives it back.
  *
  * <p>Thread-safe. Holds no state for idle keys: a slot is removed when its last batch answers with nothing queued.
  */
@@ -59,6 +61,7 @@ final class Coalescer {
     private final Supplier<CompletableFuture<Decision>> stages;
     private final Executor callbacks;
     private final int maxBatch;
+    private final BiConsumer<Policy, Decision> orphans;
 
     /**
      * @param sender sends a batch
@@ -68,6 +71,20 @@ final class Coalescer {
      * @param maxBatch most costs per invocation, in [1, {@link DecideProcessor#MAX_BATCH}]
      */
     Coalescer(BatchSender sender, Supplier<CompletableFuture<Decision>> stages, Executor callbacks, int maxBatch) {
+        this(sender, stages, callbacks, maxBatch, (policy, decision) -> { });
+    }
+
+    /**
+     * @param sender sends a batch
+     * @param stages makes the stage returned to a caller
+     * @param callbacks where a request without an executor of its own is completed
+     * @param maxBatch most costs per invocation, in [1, {@link DecideProcessor#MAX_BATCH}]
+     * @param orphans receives each admitted decision carrying a reservation whose stage its caller cancelled after
+     *     the request was sent (the limiter gives it back, docs/SPEC.md §10)
+     */
+    Coalescer(BatchSender sender, Supplier<CompletableFuture<Decision>> stages, Executor callbacks, int maxBatch,
+              BiConsumer<Policy, Decision> orphans) {
+        this.orphans = Objects.requireNonNull(orphans, "orphans");
         this.sender = Objects.requireNonNull(sender, "sender");
         this.stages = Objects.requireNonNull(stages, "stages");
         this.callbacks = Objects.requireNonNull(callbacks, "callbacks");
@@ -140,7 +157,7 @@ final class Coalescer {
             for (int i = 0; i < batch.length; i++) {
                 Waiter waiter = batch[i];
                 Runnable complete = error != null ? () -> waiter.stage.completeExceptionally(error)
-                        : completion(waiter, decisions[i]);
+                        : completion(waiter, decisions[i], slotKey.policy);
                 Executor own = waiter.executor == null ? callbacks : waiter.executor;
                 if (own == answeredOn) {
                     complete.run();
@@ -178,8 +195,12 @@ final class Coalescer {
         return taken[0];
     }
 
-    private static Runnable completion(Waiter waiter, Decision decision) {
-        return () -> waiter.stage.complete(decision);
+    private Runnable completion(Waiter waiter, Decision decision, Policy policy) {
+        return () -> {
+            if (!waiter.stage.complete(decision) && decision.reservation() != null) {
+                orphans.accept(policy, decision); // cancelled after it was sent: its admission is not kept
+            }
+        };
     }
 
     /**

@@ -41,8 +41,11 @@ import java.util.concurrent.TimeUnit;
  * (class id {@link SerializationIds#DECIDE_PROCESSOR}, no format byte); format 2 (class id
  * {@link SerializationIds#DECIDE_PROCESSOR_VERSIONED}) is the format byte 2, then the same fields with the policy
  * in {@link PolicyCodec}'s format 2; the catalog form (class id {@link SerializationIds#DECIDE_PROCESSOR_CATALOG},
- * docs/SPEC.md §11) is format 2's fields followed by the policy's catalog version (long). A processor is written in the {@link WireFormat#writeFormat()} of its
- * creation, and answers in the format it was read in (grid-core/docs/wire.md).
+ * docs/SPEC.md §11) is format 2's fields followed by the policy's catalog version (long). Taking reservations
+ * ({@link #reserving()}, docs/SPEC.md §10) it is class id {@link SerializationIds#RESERVE_PROCESSOR}: format 2's
+ * fields followed by the catalog version (long, 0 when not from the catalog), and answers a {@link DecisionResult}
+ * with reservations. A processor is written in the {@link WireFormat#writeFormat()} of its creation, and answers in
+ * the format it was read in (grid-core/docs/wire.md).
  */
 final class DecideProcessor
         implements EntryProcessor<String, LimiterState, DecisionResult>, IdentifiedDataSerializable,
@@ -57,12 +60,16 @@ final class DecideProcessor
      */
     static final long EXPIRY_GRANULARITY_MILLIS = 1_000L;
     private static final long NANOS_PER_MILLI = 1_000_000L;
+    /** The source of a new reserved state's id and secret (docs/SPEC.md §10); thread-safe. */
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
     private Policy policy;
     private long cost;
     private long[] costs;
     /** The wire format to write, or that was read; 0 while a versioned form waits to be read. */
     private byte format;
+    /** Whether admitted costs are taken as reservations (class id {@link SerializationIds#RESERVE_PROCESSOR}). */
+    private boolean reserve;
     /** The catalog version of {@link #policy} the asking replica knows (SPEC §11); 0 when not from the catalog. */
     private long policyVersion;
     /** Whether this processor is written under, or was read from, {@link SerializationIds#DECIDE_PROCESSOR_CATALOG}. */
@@ -147,6 +154,26 @@ final class DecideProcessor
     }
 
     /**
+     * Makes this processor take admitted costs as reservations (docs/SPEC.md §10): it is then written under class
+     * id {@link SerializationIds#RESERVE_PROCESSOR}, always versioned (format {@link WireFormat#CURRENT} or the one
+     * it was read in), and answers with reservations ({@link DecisionResult#reserving()}).
+     *
+     * @return this processor
+     */
+    DecideProcessor reserving() {
+        this.reserve = true;
+        if (format == WireFormat.UNVERSIONED) {
+            format = WireFormat.CURRENT;
+        }
+        return this;
+    }
+
+    /** @return whether admitted costs are taken as reservations */
+    boolean reserves() {
+        return reserve;
+    }
+
+    /**
      * Uses this time source instead of the member's: for tests on a plain entry without a cluster.
      *
      * @param source the time source
@@ -172,7 +199,9 @@ final class DecideProcessor
         Policy policy = owner.policy();
         LimiterState current = owner.state();
         if (costs == null) {
-            Outcome outcome = RateLimitAlgorithms.apply(current, policy, cost, nowNanos);
+            Outcome outcome = reserve
+                    ? RateLimitAlgorithms.reserve(current, policy, entry.getKey(), cost, nowNanos, RANDOM)
+                    : RateLimitAlgorithms.apply(current, policy, cost, nowNanos);
             if (outcome.write()) {
                 store(entry, outcome.state(), outcome.ttlNanos());
             } else if (owner.carried()) {
@@ -180,7 +209,9 @@ final class DecideProcessor
             }
             return result(new Decision[] {outcome.decision()}, owner.version());
         }
-        Outcome[] outcomes = RateLimitAlgorithms.applyAll(current, policy, costs, nowNanos);
+        Outcome[] outcomes = reserve
+                ? RateLimitAlgorithms.reserveAll(current, policy, entry.getKey(), costs, nowNanos, RANDOM)
+                : RateLimitAlgorithms.applyAll(current, policy, costs, nowNanos);
         Decision[] decisions = new Decision[outcomes.length];
         Outcome lastWrite = null;
         for (int i = 0; i < outcomes.length; i++) {
@@ -206,13 +237,13 @@ final class DecideProcessor
     }
 
     private DecisionResult result(Decision[] decisions, long version) {
-        if (!catalogForm) {
+        if (!catalogForm && !reserve) {
             return new DecisionResult(decisions, format);
         }
         for (int i = 0; i < decisions.length; i++) {
             decisions[i] = decisions[i].withPolicyVersion(version);
         }
-        return DecisionResult.catalog(decisions, format);
+        return reserve ? new DecisionResult(decisions, format).reserving() : DecisionResult.catalog(decisions, format);
     }
 
     private void store(Map.Entry<String, LimiterState> entry, LimiterState state, long ttlNanos) {
@@ -297,7 +328,7 @@ final class DecideProcessor
         PolicyCodec.write(out, policy, format);
         out.writeLong(cost);
         out.writeLongArray(costs);
-        if (catalogForm) {
+        if (catalogForm || reserve) {
             out.writeLong(policyVersion);
         }
     }
@@ -312,7 +343,12 @@ final class DecideProcessor
         if (costs != null && (costs.length < 1 || costs.length > MAX_BATCH)) {
             throw new IOException("cost count out of range: " + costs.length);
         }
-        if (catalogForm) {
+        if (reserve) {
+            policyVersion = in.readLong();
+            if (policyVersion < 0) {
+                throw new IOException("policy version out of range: " + policyVersion);
+            }
+        } else if (catalogForm) {
             policyVersion = in.readLong();
             if (policyVersion < 1) {
                 throw new IOException("policy version out of range: " + policyVersion);
@@ -327,6 +363,9 @@ final class DecideProcessor
 
     @Override
     public int getClassId() {
+        if (reserve) {
+            return SerializationIds.RESERVE_PROCESSOR;
+        }
         return catalogForm ? SerializationIds.DECIDE_PROCESSOR_CATALOG
                 : format == WireFormat.UNVERSIONED ? SerializationIds.DECIDE_PROCESSOR
                 : SerializationIds.DECIDE_PROCESSOR_VERSIONED;
@@ -334,6 +373,6 @@ final class DecideProcessor
 
     @Override
     public String toString() {
-        return "DecideProcessor{" + policy.name() + (costs == null ? " cost=" + cost : " costs=" + costs.length) + "}";
+        return "DecideProcessor{" + policy.name() + (reserve ? " reserve" : "") + (costs == null ? " cost=" + cost : " costs=" + costs.length) + "}";
     }
 }

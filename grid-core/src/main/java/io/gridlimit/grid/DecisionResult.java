@@ -22,6 +22,8 @@ final class DecisionResult implements IdentifiedDataSerializable {
     private Decision[] decisions;
     /** The wire format to write, or that was read; 0 while a versioned form waits to be read. */
     private byte format;
+    /** Whether the reservations follow the decisions (class id {@link SerializationIds#RESERVE_RESULT}). */
+    private boolean reserving;
     /** Whether this is the catalog form (class id {@link SerializationIds#DECISION_RESULT_CATALOG}). */
     private boolean catalogForm;
 
@@ -50,6 +52,21 @@ final class DecisionResult implements IdentifiedDataSerializable {
     DecisionResult(Decision[] decisions, byte format) {
         this.decisions = Objects.requireNonNull(decisions, "decisions");
         this.format = format;
+    }
+
+    /**
+     * Makes this the form with reservations: class id {@link SerializationIds#RESERVE_RESULT}, after the decisions
+     * one nullable reservation per decision (a boolean, then {@link io.gridlimit.api.Reservation#toBytes()} as a
+     * byte array), then the catalog version used (long, 0 when none).
+     *
+     * @return this result
+     */
+    DecisionResult reserving() {
+        this.reserving = true;
+        if (format == WireFormat.UNVERSIONED) {
+            format = WireFormat.CURRENT;
+        }
+        return this;
     }
 
     /**
@@ -121,7 +138,15 @@ final class DecisionResult implements IdentifiedDataSerializable {
             out.writeLong(d.retryAfterNanos());
             out.writeShort(index[i]);
         }
-        if (catalogForm) {
+        if (reserving) {
+            for (Decision d : decisions) {
+                out.writeBoolean(d.reservation() != null);
+                if (d.reservation() != null) {
+                    out.writeByteArray(d.reservation().toBytes());
+                }
+            }
+            out.writeLong(decisions[0].policyVersion());
+        } else if (catalogForm) {
             out.writeLong(decisions[0].policyVersion());
         }
     }
@@ -155,7 +180,19 @@ final class DecisionResult implements IdentifiedDataSerializable {
             }
             read[i] = new Decision(allowed, limit, remaining, resetAfterNanos, retryAfterNanos, names[index]);
         }
-        if (catalogForm) {
+        if (reserving) {
+            for (int i = 0; i < n; i++) {
+                if (in.readBoolean()) {
+                    byte[] bytes = in.readByteArray();
+                    try {
+                        read[i] = read[i].withReservation(io.gridlimit.api.Reservation.fromBytes(bytes));
+                    } catch (IllegalArgumentException e) {
+                        throw new IOException("unreadable reservation: " + e.getMessage());
+                    }
+                }
+            }
+        }
+        if (reserving || catalogForm) {
             long version = in.readLong();
             if (version < 0) {
                 throw new IOException("policy version out of range: " + version);
@@ -174,6 +211,9 @@ final class DecisionResult implements IdentifiedDataSerializable {
 
     @Override
     public int getClassId() {
+        if (reserving) {
+            return SerializationIds.RESERVE_RESULT;
+        }
         return catalogForm ? SerializationIds.DECISION_RESULT_CATALOG
                 : format == WireFormat.UNVERSIONED ? SerializationIds.DECISION_RESULT
                 : SerializationIds.DECISION_RESULT_VERSIONED;

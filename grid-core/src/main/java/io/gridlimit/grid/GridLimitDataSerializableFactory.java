@@ -37,6 +37,10 @@ public final class GridLimitDataSerializableFactory implements DataSerializableF
             case SerializationIds.DECIDE_PROCESSOR_VERSIONED -> new DecideProcessor(true);
             case SerializationIds.WRITE_STATE_PROCESSOR_VERSIONED -> new WriteStateProcessor(true);
             case SerializationIds.DECISION_RESULT_VERSIONED -> new DecisionResult(true);
+            case SerializationIds.RESERVE_PROCESSOR -> new DecideProcessor(true).reserving();
+            case SerializationIds.RESERVE_RESULT -> new DecisionResult(true).reserving();
+            case SerializationIds.SETTLE_PROCESSOR -> new SettleProcessor();
+            case SerializationIds.SETTLE_RESULT -> new SettleResult();
             case SerializationIds.DECIDE_PROCESSOR_CATALOG -> DecideProcessor.catalogForm();
             case SerializationIds.DECISION_RESULT_CATALOG -> DecisionResult.catalogForm();
             case SerializationIds.POLICY_RECORD -> new PolicyRecord();

@@ -4,6 +4,8 @@ import com.hazelcast.core.HazelcastInstance;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
+import io.gridlimit.api.Reservation;
+import io.gridlimit.api.Settlement;
 import io.gridlimit.internal.Preconditions;
 import java.util.Objects;
 import java.util.OptionalLong;
@@ -47,10 +49,12 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     private final AsyncDecisions async;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private HazelcastRateLimiter(HazelcastInstance instance, int asyncThreads, boolean coalesce) {
+    private HazelcastRateLimiter(HazelcastInstance instance, int asyncThreads, boolean coalesce,
+                                 GiveBackListener listener) {
         this.instance = instance;
         this.maps = new PolicyMaps(instance);
         this.async = new AsyncDecisions(maps, asyncThreads, coalesce);
+        this.async.listener(listener);
     }
 
     /**
@@ -131,6 +135,93 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         Objects.requireNonNull(executor, "executor");
         checkOpen();
         return async.decide(policy, key, cost, executor);
+    }
+
+    /**
+     * Decides one request on the owner of the key and, when admitted, takes its cost as a reservation
+     * (docs/SPEC.md §10), coalesced per (policy, key) like {@link #tryAcquireAsync(Policy, String, long, Executor)}
+     * (a coalesced batch of reservations is one {@code DecideProcessor} taking them in arrival order). {@inheritDoc}
+     *
+     * @throws IllegalStateException if this limiter is closed
+     */
+    @Override
+    public CompletionStage<Decision> reserveAsync(Policy policy, String key, long cost, Executor executor) {
+        Objects.requireNonNull(executor, "executor");
+        Objects.requireNonNull(policy, "policy");
+        RateLimiter.checkKey(key);
+        RateLimiter.checkCost(cost);
+        checkOpen();
+        return async.reserve(policy, key, cost, executor);
+    }
+
+    /**
+     * Takes a reservation with callbacks on this limiter's callback pool. {@inheritDoc}
+     *
+     * @throws IllegalStateException if this limiter is closed
+     */
+    @Override
+    public CompletionStage<Decision> reserveAsync(Policy policy, String key, long cost) {
+        Objects.requireNonNull(policy, "policy");
+        RateLimiter.checkKey(key);
+        RateLimiter.checkCost(cost);
+        checkOpen();
+        return async.reserve(policy, key, cost, null);
+    }
+
+    /**
+     * Takes a reservation, blocking until the owner answers. {@inheritDoc}
+     *
+     * @throws IllegalStateException if this limiter is closed
+     * @throws com.hazelcast.core.HazelcastException (or a subclass) when the grid fails to answer
+     */
+    @Override
+    public Decision reserve(Policy policy, String key, long cost) {
+        Objects.requireNonNull(policy, "policy");
+        RateLimiter.checkKey(key);
+        RateLimiter.checkCost(cost);
+        checkOpen();
+        return map(policy).map().executeOnKey(key, new DecideProcessor(policy, cost).reserving()).first();
+    }
+
+    /**
+     * Settles a reservation as one {@code SettleProcessor} on the owner of its key. {@inheritDoc}
+     *
+     * @throws IllegalStateException if this limiter is closed
+     */
+    @Override
+    public CompletionStage<Settlement> settleAsync(Policy policy, Reservation reservation, long actual) {
+        RateLimiter.checkReservation(policy, reservation);
+        RateLimiter.checkActual(actual);
+        checkOpen();
+        return async.settle(policy, reservation, actual);
+    }
+
+    /**
+     * Settles a reservation, blocking until the owner answers. {@inheritDoc}
+     *
+     * @throws IllegalStateException if this limiter is closed
+     * @throws com.hazelcast.core.HazelcastException (or a subclass) when the grid fails to answer
+     */
+    @Override
+    public Settlement settle(Policy policy, Reservation reservation, long actual) {
+        RateLimiter.checkReservation(policy, reservation);
+        RateLimiter.checkActual(actual);
+        checkOpen();
+        return map(policy).map().executeOnKey(reservation.key(), new SettleProcessor(policy, reservation, actual))
+                .settlement();
+    }
+
+    /**
+     * Gives a reservation back, retrying grid failures (10 ms, doubling up to 1 s) until a settle answers, the
+     * reservation has expired by this JVM's UTC clock, or this limiter is closed. {@inheritDoc}
+     *
+     * @throws IllegalStateException if this limiter is closed
+     */
+    @Override
+    public CompletionStage<Settlement> giveBack(Policy policy, Reservation reservation) {
+        RateLimiter.checkReservation(policy, reservation);
+        checkOpen();
+        return async.giveBack(policy, reservation);
     }
 
     /** @return how many (policy, key) pairs have a coalesced call in flight; 0 when off (tests) */
@@ -271,6 +362,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         private final HazelcastInstance instance;
         private int asyncThreads = DEFAULT_ASYNC_THREADS;
         private boolean coalesceHotKeys = true;
+        private GiveBackListener giveBackListener = GiveBackListener.NONE;
 
         private Builder(HazelcastInstance instance) {
             this.instance = instance;
@@ -301,12 +393,25 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         }
 
         /**
+         * Sets who hears of the give-backs the limiter makes on its own: admissions taken as reservations whose
+         * stage the caller cancelled before they arrived (docs/SPEC.md §10), for metrics.
+         *
+         * @param listener the listener; default {@link GiveBackListener#NONE}
+         * @return this builder
+         * @throws NullPointerException if {@code listener} is null
+         */
+        public Builder giveBackListener(GiveBackListener listener) {
+            this.giveBackListener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
          * Builds the limiter and starts its callback pool.
          *
          * @return a new limiter, never null
          */
         public HazelcastRateLimiter build() {
-            return new HazelcastRateLimiter(instance, asyncThreads, coalesceHotKeys);
+            return new HazelcastRateLimiter(instance, asyncThreads, coalesceHotKeys, giveBackListener);
         }
     }
 

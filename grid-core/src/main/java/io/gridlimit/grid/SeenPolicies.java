@@ -254,7 +254,8 @@ public final class SeenPolicies {
         return first;
     }
 
-    private static boolean reads(Policy p, LimiterState s) {
+    private static boolean reads(Policy p, LimiterState state) {
+        LimiterState s = state instanceof io.gridlimit.algorithm.ReservedState r ? r.inner() : state;
         if (s instanceof CompositeState c) {
             if (!p.isComposite()) {
                 return false;

@@ -26,7 +26,25 @@ final class SerializationIds {
     /** {@link DecisionResult}, versioned form: a {@link WireFormat} byte (2 or later) first. */
     static final int DECISION_RESULT_VERSIONED = 7;
     /*
-     * Ids 20 to 29 are reserved for reservations and settles; 30 to 39 for the policy catalog (docs/SPEC.md §11).
+     * Ids 20 to 29: reservations and settles (docs/SPEC.md §10). Versioned from the start: a format byte first.
+     * A member of a GridLimit before them refuses them as a newer GridLimit's types (grid-core/docs/wire.md).
+     */
+    /**
+     * {@link DecideProcessor} taking reservations: a format byte, the fields of id 5, then the policy's catalog
+     * version (long, 0 when not from the catalog).
+     */
+    static final int RESERVE_PROCESSOR = 20;
+    /**
+     * {@link DecisionResult} with reservations: a format byte, the fields of id 7, the reservations, then the
+     * catalog version used (long, 0 when none).
+     */
+    static final int RESERVE_RESULT = 21;
+    /** {@link SettleProcessor}: the EntryProcessor of a settle. */
+    static final int SETTLE_PROCESSOR = 22;
+    /** {@link SettleResult}: what a {@link SettleProcessor} returns. */
+    static final int SETTLE_RESULT = 23;
+    /*
+     * Ids 30 to 39: the policy catalog (docs/SPEC.md §11).
      * The catalog's ids are sent only to a cluster whose every member advertises {@link CatalogSupport}.
      */
     /** {@link DecideProcessor}, catalog form: the versioned form's fields, then the policy's catalog version. */
@@ -54,6 +72,8 @@ final class SerializationIds {
     static final String SLIDING_WINDOW_LOG_STATE = "gridlimit.SlidingWindowLogState";
     static final String SLIDING_WINDOW_COUNTER_STATE = "gridlimit.SlidingWindowCounterState";
     static final String COMPOSITE_STATE = "gridlimit.CompositeState";
+    /** The Compact type of a {@link io.gridlimit.algorithm.ReservedState} (docs/SPEC.md §10). */
+    static final String RESERVED_STATE = "gridlimit.ReservedState";
     /** The Compact field of a stored state holding its {@link WireFormat} (INT8); absent in format 1. */
     static final String STATE_FORMAT_FIELD = "format";
 

@@ -9,6 +9,7 @@ import io.gridlimit.algorithm.CompositeState;
 import io.gridlimit.algorithm.FixedWindowState;
 import io.gridlimit.algorithm.GcraState;
 import io.gridlimit.algorithm.LimiterState;
+import io.gridlimit.algorithm.ReservedState;
 import io.gridlimit.algorithm.SlidingWindowCounterState;
 import io.gridlimit.algorithm.SlidingWindowLogState;
 import io.gridlimit.algorithm.TokenBucketState;
@@ -54,7 +55,7 @@ final class StateSerializers {
     /** @return one serializer per state class, to register on every member and client */
     static List<CompactSerializer<?>> all() {
         return List.of(new TokenBucket(), new Gcra(), new FixedWindow(), new SlidingWindowLog(),
-                new SlidingWindowCounter(), new Composite());
+                new SlidingWindowCounter(), new Composite(), new Reserved());
     }
 
     /** Fields: format (INT8), lastNanos, tokens, tokenFraction, refillPeriodNanos (all INT64). */
@@ -255,6 +256,50 @@ final class StateSerializers {
         @Override
         public Class<CompositeState> getCompactClass() {
             return CompositeState.class;
+        }
+    }
+
+    /**
+     * Fields: format (INT8), inner (COMPACT: the limiter state), stateId, secretHigh, secretLow, nextId,
+     * holdUntilNanos, closedBelow (INT64), settledIds, settledExpiresAtNanos, settledActuals (ARRAY_OF_INT64).
+     */
+    static final class Reserved implements CompactSerializer<ReservedState> {
+        @Override
+        public ReservedState read(CompactReader r) {
+            readFormat(r, "ReservedState");
+            LimiterState inner = r.readCompact("inner");
+            long[] ids = r.readArrayOfInt64("settledIds");
+            long[] expiries = r.readArrayOfInt64("settledExpiresAtNanos");
+            long[] actuals = r.readArrayOfInt64("settledActuals");
+            return new ReservedState(inner, r.readInt64("stateId"), r.readInt64("secretHigh"),
+                    r.readInt64("secretLow"), r.readInt64("nextId"), r.readInt64("holdUntilNanos"),
+                    r.readInt64("closedBelow"), ids == null ? new long[0] : ids,
+                    expiries == null ? new long[0] : expiries, actuals == null ? new long[0] : actuals);
+        }
+
+        @Override
+        public void write(CompactWriter w, ReservedState s) {
+            w.writeInt8(SerializationIds.STATE_FORMAT_FIELD, WireFormat.CURRENT);
+            w.writeCompact("inner", s.inner());
+            w.writeInt64("stateId", s.stateId());
+            w.writeInt64("secretHigh", s.secretHigh());
+            w.writeInt64("secretLow", s.secretLow());
+            w.writeInt64("nextId", s.nextId());
+            w.writeInt64("holdUntilNanos", s.holdUntilNanos());
+            w.writeInt64("closedBelow", s.closedBelow());
+            w.writeArrayOfInt64("settledIds", s.settledIds());
+            w.writeArrayOfInt64("settledExpiresAtNanos", s.settledExpiresAtNanos());
+            w.writeArrayOfInt64("settledActuals", s.settledActuals());
+        }
+
+        @Override
+        public String getTypeName() {
+            return SerializationIds.RESERVED_STATE;
+        }
+
+        @Override
+        public Class<ReservedState> getCompactClass() {
+            return ReservedState.class;
         }
     }
 }

@@ -3,6 +3,9 @@ package io.gridlimit.local;
 import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.algorithm.Outcome;
 import io.gridlimit.algorithm.RateLimitAlgorithms;
+import io.gridlimit.algorithm.SettleOutcome;
+import io.gridlimit.api.Reservation;
+import io.gridlimit.api.Settlement;
 import io.gridlimit.api.Algorithm;
 import io.gridlimit.api.Band;
 import io.gridlimit.api.Decision;
@@ -17,6 +20,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -40,6 +44,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class LocalRateLimiter implements RateLimiter {
     private static final long PURGE_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** The source of a reserved state's id and secret (docs/SPEC.md §10); thread-safe. */
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
     private final ConcurrentHashMap<LocalKey, Entry> states = new ConcurrentHashMap<>();
     private final int maxKeys;
@@ -149,6 +155,70 @@ public final class LocalRateLimiter implements RateLimiter {
      */
     @Override
     public Decision tryAcquire(Policy policy, String key, long cost) {
+        return decide(policy, key, cost, false);
+    }
+
+    /**
+     * Takes a reservation at one reading of this limiter's clock (docs/SPEC.md §10), as the grid does. {@inheritDoc}
+     */
+    @Override
+    public Decision reserve(Policy policy, String key, long cost) {
+        return decide(policy, key, cost, true);
+    }
+
+    /**
+     * Takes a reservation on the calling thread, as {@link #reserve}; the stage is already complete (and
+     * {@code executor} is not used). {@inheritDoc}
+     */
+    @Override
+    public CompletionStage<Decision> reserveAsync(Policy policy, String key, long cost, Executor executor) {
+        Objects.requireNonNull(executor, "executor");
+        return CompletableFuture.completedFuture(reserve(policy, key, cost));
+    }
+
+    /** Takes a reservation on the calling thread; the stage is already complete. {@inheritDoc} */
+    @Override
+    public CompletionStage<Decision> reserveAsync(Policy policy, String key, long cost) {
+        return CompletableFuture.completedFuture(reserve(policy, key, cost));
+    }
+
+    /**
+     * Settles a reservation this limiter took, at one reading of its clock (docs/SPEC.md §10). A reservation of
+     * another limiter (the grid's) is unknown here. {@inheritDoc}
+     */
+    @Override
+    public Settlement settle(Policy policy, Reservation reservation, long actual) {
+        RateLimiter.checkReservation(policy, reservation);
+        RateLimiter.checkActual(actual);
+        long now = clock.nowNanos();
+        Settlement[] settlement = new Settlement[1];
+        states.compute(new LocalKey(policy.name(), reservation.key()), (ignored, entry) -> {
+            LimiterState state = entry == null || now >= entry.expiresAtNanos() ? null : entry.state();
+            SettleOutcome outcome = RateLimitAlgorithms.settle(state, policy, reservation.key(), reservation, actual,
+                    now);
+            settlement[0] = outcome.settlement();
+            if (outcome.write()) {
+                long ttl = outcome.ttlNanos();
+                return new Entry(outcome.state(), now > Long.MAX_VALUE - ttl ? Long.MAX_VALUE : now + ttl);
+            }
+            return state == null ? null : entry;
+        });
+        return settlement[0];
+    }
+
+    /** Settles on the calling thread, as {@link #settle}; the stage is already complete. {@inheritDoc} */
+    @Override
+    public CompletionStage<Settlement> settleAsync(Policy policy, Reservation reservation, long actual) {
+        return CompletableFuture.completedFuture(settle(policy, reservation, actual));
+    }
+
+    /** Gives back on the calling thread (nothing here can fail to answer). {@inheritDoc} */
+    @Override
+    public CompletionStage<Settlement> giveBack(Policy policy, Reservation reservation) {
+        return settleAsync(policy, reservation, 0);
+    }
+
+    private Decision decide(Policy policy, String key, long cost, boolean reserve) {
         Objects.requireNonNull(policy, "policy");
         RateLimiter.checkKey(key);
         RateLimiter.checkCost(cost);
@@ -160,7 +230,8 @@ public final class LocalRateLimiter implements RateLimiter {
         Decision[] decision = new Decision[1];
         states.compute(k, (ignored, entry) -> {
             LimiterState state = entry == null || now >= entry.expiresAtNanos() ? null : entry.state();
-            Outcome outcome = RateLimitAlgorithms.apply(state, policy, cost, now);
+            Outcome outcome = reserve ? RateLimitAlgorithms.reserve(state, policy, key, cost, now, RANDOM)
+                    : RateLimitAlgorithms.apply(state, policy, cost, now);
             decision[0] = outcome.decision();
             if (outcome.write()) {
                 long ttl = outcome.ttlNanos();

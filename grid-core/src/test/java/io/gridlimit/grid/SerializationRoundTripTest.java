@@ -11,6 +11,9 @@ import com.hazelcast.internal.serialization.impl.compact.CompactGenericRecord;
 import com.hazelcast.internal.serialization.impl.compact.Schema;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import io.gridlimit.algorithm.CompositeState;
+import io.gridlimit.algorithm.ReservedState;
+import io.gridlimit.api.Reservation;
+import io.gridlimit.api.Settlement;
 import io.gridlimit.algorithm.FixedWindowState;
 import io.gridlimit.algorithm.GcraState;
 import io.gridlimit.algorithm.LimiterState;
@@ -65,7 +68,54 @@ class SerializationRoundTripTest {
                 new SlidingWindowCounterState(t, 17, 4, 3_600_000_000_000L),
                 new CompositeState(t, new String[] {"burst", "hourly", "daily"},
                         new LimiterState[] {new TokenBucketState(t, 3, 1, 1_000_000_000L), log,
-                                new SlidingWindowCounterState(t, 1, 2, 86_400_000_000_000L)}));
+                                new SlidingWindowCounterState(t, 1, 2, 86_400_000_000_000L)}),
+                new TokenBucketState(t, -1_000_000_000_000_000L, 5, 1_000_000_000L),
+                new ReservedState(new TokenBucketState(t, -3, 0, 1_000_000_000L), -42L, 0x0123456789abcdefL, -1L,
+                        12, t + 10_000_000_000L, 3, new long[] {3, 7}, new long[] {t + 1, t + 2}, new long[] {0, 9}),
+                new ReservedState(new CompositeState(t, new String[] {"burst"},
+                        new LimiterState[] {new FixedWindowState(t, 4, 1_000_000_000L)}), 1, 2, 3, 1, t, 1,
+                        new long[0], new long[0], new long[0]));
+    }
+
+    @Test
+    void reservingProcessorsAndResultsCarryTheirFields() {
+        Policy policy = Policy.builder("api").band(Band.tokenBucket("burst", 10, 1, Duration.ofSeconds(1))
+                .withMaxDebt(0)).band(Band.slidingWindowLog("hourly", 100, Duration.ofHours(1)).withMaxDebt(7))
+                .build();
+        DecideProcessor reserve = roundTrip(new DecideProcessor(policy, new long[] {4, 5}).reserving());
+        assertThat(reserve.reserves()).isTrue();
+        assertThat(reserve.getClassId()).isEqualTo(20);
+        assertThat(reserve.costs()).containsExactly(4, 5);
+        Reservation r = new Reservation("api", "user:\u00e9", 7, 3, GridTestSupport.T0, GridTestSupport.T0 + 5,
+                4, List.of(Reservation.BandShape.of(policy.bands().get(0)),
+                        Reservation.BandShape.of(policy.bands().get(1))), new byte[Reservation.MAC_BYTES]);
+        Decision[] decisions = {new Decision(true, 10, 6, 4_000_000_000L, Decision.NO_RETRY, "burst", r),
+            new Decision(false, 10, 0, 9, 8, "burst")};
+        DecisionResult back = roundTrip(new DecisionResult(decisions).reserving());
+        assertThat(back.getClassId()).isEqualTo(21);
+        assertThat(back.decisions()).containsExactly(decisions);
+        assertThat(back.decisions()[0].reservation()).isEqualTo(r);
+
+        // a reservation of a catalog policy carries the version both ways (docs/SPEC.md §10, §11)
+        DecideProcessor versioned = roundTrip(new DecideProcessor(policy, 4).withPolicyVersion(9).reserving());
+        assertThat(versioned.getClassId()).isEqualTo(20);
+        assertThat(versioned.policyVersion()).isEqualTo(9);
+        assertThat(roundTrip(new DecideProcessor(policy, 4).reserving()).policyVersion()).isZero();
+        Decision[] stated = {decisions[0].withPolicyVersion(9), decisions[1].withPolicyVersion(9)};
+        DecisionResult statedBack = roundTrip(new DecisionResult(stated).reserving());
+        assertThat(statedBack.decisions()).containsExactly(stated);
+        assertThat(statedBack.decisions()[0].policyVersion()).isEqualTo(9);
+        assertThat(statedBack.decisions()[0].reservation()).isEqualTo(r);
+
+        SettleProcessor settle = roundTrip(new SettleProcessor(policy, r, 1_000_000_000_000_000L));
+        assertThat(settle.policy()).isEqualTo(policy);
+        assertThat(settle.policy().bands()).extracting(Band::maxDebt).containsExactly(0L, 7L);
+        assertThat(settle.reservation()).isEqualTo(r);
+        assertThat(settle.actual()).isEqualTo(1_000_000_000_000_000L);
+        for (Settlement.Status status : Settlement.Status.values()) {
+            Settlement settlement = new Settlement(status, 3, 2);
+            assertThat(roundTrip(new SettleResult(settlement)).settlement()).isEqualTo(settlement);
+        }
     }
 
     @ParameterizedTest
@@ -105,7 +155,12 @@ class SerializationRoundTripTest {
         assertThat(new DecisionResult(true).getClassId()).isEqualTo(7);
         assertThat(StateSerializers.all()).extracting(s -> s.getTypeName()).containsExactly(
                 "gridlimit.TokenBucketState", "gridlimit.GcraState", "gridlimit.FixedWindowState",
-                "gridlimit.SlidingWindowLogState", "gridlimit.SlidingWindowCounterState", "gridlimit.CompositeState");
+                "gridlimit.SlidingWindowLogState", "gridlimit.SlidingWindowCounterState", "gridlimit.CompositeState",
+                "gridlimit.ReservedState");
+        assertThat(new DecideProcessor(true).reserving().getClassId()).isEqualTo(20);
+        assertThat(new DecisionResult(true).reserving().getClassId()).isEqualTo(21);
+        assertThat(new SettleProcessor().getClassId()).isEqualTo(22);
+        assertThat(new SettleResult().getClassId()).isEqualTo(23);
         GridLimitDataSerializableFactory factory = new GridLimitDataSerializableFactory();
         assertThat(factory.create(1)).isInstanceOf(DecideProcessor.class);
         assertThat(factory.create(2)).isInstanceOf(WriteStateProcessor.class);
@@ -121,7 +176,14 @@ class SerializationRoundTripTest {
         assertThat(factory.create(0)).isNull();
         assertThat(factory.create(-1)).isNull();
         assertThat(factory.create(8).getClassId()).as("a newer GridLimit's type: refused on reading").isEqualTo(8);
-        // the policy catalog's ids (docs/SPEC.md §11); 20 to 29 are reserved for another feature
+        assertThat(factory.create(20)).isInstanceOf(DecideProcessor.class)
+                .extracting(IdentifiedDataSerializable::getClassId).isEqualTo(20);
+        assertThat(factory.create(21)).isInstanceOf(DecisionResult.class)
+                .extracting(IdentifiedDataSerializable::getClassId).isEqualTo(21);
+        assertThat(factory.create(22)).isInstanceOf(SettleProcessor.class);
+        assertThat(factory.create(23)).isInstanceOf(SettleResult.class);
+        assertThat(factory.create(24).getClassId()).as("an id of the range not taken yet").isEqualTo(24);
+        // the policy catalog's ids (docs/SPEC.md §11)
         assertThat(factory.create(30)).isInstanceOf(DecideProcessor.class)
                 .extracting(IdentifiedDataSerializable::getClassId).isEqualTo(30);
         assertThat(factory.create(31)).isInstanceOf(DecisionResult.class)

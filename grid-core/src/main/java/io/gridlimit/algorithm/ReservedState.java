@@ -1,0 +1,185 @@
+package io.gridlimit.algorithm;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * The state of a key that has handed out reservations (docs/SPEC.md §10): the limiter state proper
+ * ({@link #inner()}) and what the owner needs to settle each reservation exactly once.
+ *
+ * <ul>
+ *   <li>{@link #stateId()} and the secret ({@link #secretHigh()}, {@link #secretLow()}): drawn at random on the
+ *   owner when the key's first reservation is taken, kept with the state (and so on its backups and through
+ *   migrations). A reservation carries the state id and an HMAC keyed with the secret; a state that was lost or
+ *   expired has another id, so its old reservations are unknown.</li>
+ *   <li>{@link #nextId()}: the id of the next reservation; ids start at 1.</li>
+ *   <li>{@link #holdUntilNanos()}: the latest expiry of any reservation handed out; the state is held (its TTL)
+ *   at least until then, so that every reservation can be settled until it expires.</li>
+ *   <li>{@link #closedBelow()}: ids below it can no longer be settled (their reserved cost stands).</li>
+ *   <li>the settle records, oldest id first: reservation id, its expiry and the actual cost settled, so a retried
+ *   settle changes nothing. A record is dropped once its reservation has expired; at most
+ *   {@link #MAX_SETTLE_RECORDS} are kept, and a settle that would keep more first closes the oldest record's id and
+ *   every id below it.</li>
+ * </ul>
+ * Immutable and thread-safe: the arrays are copied in and out.
+ */
+public final class ReservedState implements LimiterState {
+    /** Most settle records one key keeps. */
+    public static final int MAX_SETTLE_RECORDS = 1024;
+    private static final long[] NONE = new long[0];
+
+    private final LimiterState inner;
+    private final long stateId;
+    private final long secretHigh;
+    private final long secretLow;
+    private final long nextId;
+    private final long holdUntilNanos;
+    private final long closedBelow;
+    final long[] settledIds;
+    final long[] settledExpiresAtNanos;
+    final long[] settledActuals;
+
+    /**
+     * Creates a state, copying the arrays.
+     *
+     * @param inner the limiter state proper: a single-algorithm or composite state, never a reserved one
+     * @param stateId the state's id
+     * @param secretHigh the upper 64 bits of the state's signing secret
+     * @param secretLow the lower 64 bits of the state's signing secret
+     * @param nextId the next reservation's id, >= 1
+     * @param holdUntilNanos the latest expiry of a reservation handed out, epoch nanoseconds
+     * @param closedBelow ids below it can no longer be settled, in [1, nextId]
+     * @param settledIds settled reservation ids, strictly increasing, in [closedBelow, nextId)
+     * @param settledExpiresAtNanos their expiries, epoch nanoseconds
+     * @param settledActuals the actual cost each was settled with, >= 0
+     * @throws IllegalArgumentException if a value is out of its range or the arrays differ in length
+     * @throws NullPointerException if {@code inner} or an array is null
+     */
+    public ReservedState(LimiterState inner, long stateId, long secretHigh, long secretLow, long nextId,
+                         long holdUntilNanos, long closedBelow, long[] settledIds, long[] settledExpiresAtNanos,
+                         long[] settledActuals) {
+        this(inner, stateId, secretHigh, secretLow, nextId, holdUntilNanos, closedBelow, settledIds.clone(),
+                settledExpiresAtNanos.clone(), settledActuals.clone(), true);
+    }
+
+    ReservedState(LimiterState inner, long stateId, long secretHigh, long secretLow, long nextId,
+                  long holdUntilNanos, long closedBelow, long[] settledIds, long[] settledExpiresAtNanos,
+                  long[] settledActuals, boolean check) {
+        Objects.requireNonNull(inner, "inner");
+        if (check) {
+            if (inner instanceof ReservedState) {
+                throw new IllegalArgumentException("inner must not be a reserved state");
+            }
+            if (nextId < 1 || closedBelow < 1 || closedBelow > nextId) {
+                throw new IllegalArgumentException("nextId " + nextId + " and closedBelow " + closedBelow
+                        + " must satisfy 1 <= closedBelow <= nextId");
+            }
+            int n = settledIds.length;
+            if (settledExpiresAtNanos.length != n || settledActuals.length != n || n > MAX_SETTLE_RECORDS) {
+                throw new IllegalArgumentException("settle records must be 0 to " + MAX_SETTLE_RECORDS
+                        + " of equal length, got " + n + ", " + settledExpiresAtNanos.length + ", "
+                        + settledActuals.length);
+            }
+            for (int i = 0; i < n; i++) {
+                if (settledIds[i] < closedBelow || settledIds[i] >= nextId || (i > 0 && settledIds[i] <= settledIds[i - 1])
+                        || settledActuals[i] < 0) {
+                    throw new IllegalArgumentException("settle record " + i + " (id " + settledIds[i] + ", actual "
+                            + settledActuals[i] + ") is out of order or range");
+                }
+            }
+        }
+        this.inner = inner;
+        this.stateId = stateId;
+        this.secretHigh = secretHigh;
+        this.secretLow = secretLow;
+        this.nextId = nextId;
+        this.holdUntilNanos = holdUntilNanos;
+        this.closedBelow = closedBelow;
+        this.settledIds = settledIds.length == 0 ? NONE : settledIds;
+        this.settledExpiresAtNanos = settledExpiresAtNanos.length == 0 ? NONE : settledExpiresAtNanos;
+        this.settledActuals = settledActuals.length == 0 ? NONE : settledActuals;
+    }
+
+    /** @return the reading the limiter state was last written with ({@link #inner()}'s) */
+    @Override
+    public long lastNanos() {
+        return inner.lastNanos();
+    }
+
+    /** @return the limiter state proper, never null, never a reserved state */
+    public LimiterState inner() {
+        return inner;
+    }
+
+    /** @return the state's id, which every reservation from it carries */
+    public long stateId() {
+        return stateId;
+    }
+
+    /** @return the upper 64 bits of the signing secret */
+    public long secretHigh() {
+        return secretHigh;
+    }
+
+    /** @return the lower 64 bits of the signing secret */
+    public long secretLow() {
+        return secretLow;
+    }
+
+    /** @return the next reservation's id, >= 1 */
+    public long nextId() {
+        return nextId;
+    }
+
+    /** @return the latest expiry of a reservation handed out, epoch nanoseconds */
+    public long holdUntilNanos() {
+        return holdUntilNanos;
+    }
+
+    /** @return ids below it can no longer be settled */
+    public long closedBelow() {
+        return closedBelow;
+    }
+
+    /** @return a copy of the settled ids, increasing */
+    public long[] settledIds() {
+        return settledIds.clone();
+    }
+
+    /** @return a copy of the settled reservations' expiries, in the order of {@link #settledIds()} */
+    public long[] settledExpiresAtNanos() {
+        return settledExpiresAtNanos.clone();
+    }
+
+    /** @return a copy of the actual costs settled, in the order of {@link #settledIds()} */
+    public long[] settledActuals() {
+        return settledActuals.clone();
+    }
+
+    /** @return the same reservation bookkeeping around another limiter state */
+    ReservedState withInner(LimiterState newInner) {
+        return new ReservedState(newInner, stateId, secretHigh, secretLow, nextId, holdUntilNanos, closedBelow,
+                settledIds, settledExpiresAtNanos, settledActuals, false);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return this == o || (o instanceof ReservedState s && inner.equals(s.inner) && stateId == s.stateId
+                && secretHigh == s.secretHigh && secretLow == s.secretLow && nextId == s.nextId
+                && holdUntilNanos == s.holdUntilNanos && closedBelow == s.closedBelow
+                && Arrays.equals(settledIds, s.settledIds) && Arrays.equals(settledExpiresAtNanos,
+                s.settledExpiresAtNanos) && Arrays.equals(settledActuals, s.settledActuals));
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(inner, stateId, nextId, holdUntilNanos, closedBelow, Arrays.hashCode(settledIds));
+    }
+
+    /** @return a description without the secret */
+    @Override
+    public String toString() {
+        return "ReservedState{" + inner + " stateId=" + stateId + " nextId=" + nextId + " holdUntilNanos="
+                + holdUntilNanos + " closedBelow=" + closedBelow + " settled=" + settledIds.length + "}";
+    }
+}

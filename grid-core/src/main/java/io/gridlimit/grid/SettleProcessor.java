@@ -1,0 +1,172 @@
+package io.gridlimit.grid;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.HazelcastInstanceAware;
+import com.hazelcast.map.EntryProcessor;
+import com.hazelcast.map.ExtendedMapEntry;
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import io.gridlimit.algorithm.LimiterState;
+import io.gridlimit.algorithm.RateLimitAlgorithms;
+import io.gridlimit.algorithm.SettleOutcome;
+import io.gridlimit.api.Band;
+import io.gridlimit.api.Policy;
+import io.gridlimit.api.RateLimiter;
+import io.gridlimit.api.Reservation;
+import io.gridlimit.time.TimeSource;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The one EntryProcessor of a settle (docs/SPEC.md §10), run on the partition thread of the member that owns the
+ * reservation's key, like {@link DecideProcessor}: it reads the owner's time source once, calls
+ * {@link RateLimitAlgorithms#settle} with the stored state, and when the outcome must be written stores the new
+ * state with its TTL ({@link DecideProcessor#storedTtlMillis}); {@link #getBackupProcessor()} then returns a
+ * {@link WriteStateProcessor} with exactly that state, or null when nothing was written. It carries the policy
+ * (with each band's maximum debt, which the policy codec does not), the reservation and the actual cost.
+ *
+ * <p>Wire form (class id {@link SerializationIds#SETTLE_PROCESSOR}): the format byte ({@link WireFormat#CURRENT}),
+ * the policy ({@link PolicyCodec} in that format), the band count and each band's maximum debt (longs), the
+ * reservation ({@link Reservation#toBytes()} as a byte array), the actual cost (long). Not thread-safe: one
+ * instance per invocation.
+ */
+final class SettleProcessor
+        implements EntryProcessor<String, LimiterState, SettleResult>, IdentifiedDataSerializable,
+        HazelcastInstanceAware {
+    private Policy policy;
+    private Reservation reservation;
+    private long actual;
+    private byte format;
+
+    private transient HazelcastInstance instance;
+    private transient TimeSource timeSource;
+    private transient WriteStateProcessor backup;
+
+    /** For deserialization. */
+    SettleProcessor() {
+    }
+
+    /**
+     * @param policy the reservation's policy
+     * @param reservation the reservation (its policy is {@code policy}'s: the caller checked)
+     * @param actual the actual cost, in [0, 10^15] (the caller checked)
+     */
+    SettleProcessor(Policy policy, Reservation reservation, long actual) {
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.reservation = Objects.requireNonNull(reservation, "reservation");
+        this.actual = actual;
+        this.format = WireFormat.CURRENT;
+    }
+
+    /**
+     * Uses this time source instead of the member's: for tests on a plain entry without a cluster.
+     *
+     * @param source the time source
+     * @return this processor
+     */
+    SettleProcessor withTimeSource(TimeSource source) {
+        this.timeSource = source;
+        return this;
+    }
+
+    @Override
+    public void setHazelcastInstance(HazelcastInstance hazelcastInstance) {
+        this.instance = hazelcastInstance;
+    }
+
+    @Override
+    public SettleResult process(Map.Entry<String, LimiterState> entry) {
+        backup = null;
+        TimeSource source = timeSource != null ? timeSource : GridLimitHazelcast.timeSourceOf(instance);
+        long nowNanos = source.nowNanos();
+        SettleOutcome outcome = RateLimitAlgorithms.settle(entry.getValue(), policy, entry.getKey(), reservation,
+                actual, nowNanos);
+        if (outcome.write()) {
+            if (!(entry instanceof ExtendedMapEntry<String, LimiterState> extended)) {
+                throw new IllegalStateException("GridLimit needs an ExtendedMapEntry to set a TTL, got "
+                        + entry.getClass().getName());
+            }
+            long ttlMillis = DecideProcessor.storedTtlMillis(outcome.ttlNanos());
+            extended.setValue(outcome.state(), ttlMillis, TimeUnit.MILLISECONDS);
+            backup = new WriteStateProcessor(outcome.state(), ttlMillis);
+        }
+        return new SettleResult(outcome.settlement());
+    }
+
+    /** @return the processor that stores the written state on the backups; null when nothing was written */
+    @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public EntryProcessor<String, LimiterState, SettleResult> getBackupProcessor() {
+        return (EntryProcessor) backup; // a backup processor's result is never read
+    }
+
+    Policy policy() {
+        return policy;
+    }
+
+    Reservation reservation() {
+        return reservation;
+    }
+
+    long actual() {
+        return actual;
+    }
+
+    @Override
+    public void writeData(ObjectDataOutput out) throws IOException {
+        WireFormat.writeVersion(out, format);
+        PolicyCodec.write(out, policy, format);
+        List<Band> bands = policy.bands();
+        out.writeInt(bands.size());
+        for (Band b : bands) {
+            out.writeLong(b.maxDebt());
+        }
+        out.writeByteArray(reservation.toBytes());
+        out.writeLong(actual);
+    }
+
+    @Override
+    public void readData(ObjectDataInput in) throws IOException {
+        format = WireFormat.readVersion(in, "SettleProcessor");
+        Policy read = PolicyCodec.read(in, format);
+        int n = in.readInt();
+        if (n != read.bands().size()) {
+            throw new IOException("maximum debts for " + n + " bands, the policy has " + read.bands().size());
+        }
+        Policy.Builder builder = Policy.builder(read.name());
+        try {
+            for (int i = 0; i < n; i++) {
+                Band band = read.bands().get(i).withMaxDebt(in.readLong());
+                if (read.isComposite()) {
+                    builder.band(band);
+                } else {
+                    builder.single(band);
+                }
+            }
+            policy = builder.build();
+            reservation = Reservation.fromBytes(in.readByteArray());
+            actual = RateLimiter.checkActual(in.readLong());
+        } catch (IllegalArgumentException e) {
+            throw new IOException("unreadable settle: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public int getFactoryId() {
+        return SerializationIds.FACTORY_ID;
+    }
+
+    @Override
+    public int getClassId() {
+        return SerializationIds.SETTLE_PROCESSOR;
+    }
+
+    @Override
+    public String toString() {
+        return "SettleProcessor{" + policy.name() + " " + reservation + " actual=" + actual + "}";
+    }
+}
