@@ -161,8 +161,8 @@ public class GridLimitConfigFactory {
             try {
                 Policy.Builder builder = Policy.builder(p.name());
                 if (p.bands() == null || p.bands().isEmpty()) {
-                    return builder.single(band(path, p.name(), p.algorithm(), p.capacity(), p.refillTokens(),
-                            p.refillPeriod(), p.limit(), p.window())).build();
+                    return builder.single(debt(path, band(path, p.name(), p.algorithm(), p.capacity(),
+                            p.refillTokens(), p.refillPeriod(), p.limit(), p.window()), p.maxDebt())).build();
                 }
                 if (p.algorithm() != null) {
                     errors.add(path + ".algorithm: '" + p.algorithm() + "' is set beside bands: set either "
@@ -170,8 +170,10 @@ public class GridLimitConfigFactory {
                     return null;
                 }
                 for (PolicyProperties.Band b : declared(p.bands(), PolicyProperties.Band::name, path + ".bands")) {
-                    builder.band(band(path + ".bands." + b.name(), b.name(), b.algorithm(), b.capacity(),
-                            b.refillTokens(), b.refillPeriod(), b.limit(), b.window()));
+                    String at = path + ".bands." + b.name();
+                    builder.band(debt(b.maxDebt() != null ? at : path, band(at, b.name(), b.algorithm(),
+                            b.capacity(), b.refillTokens(), b.refillPeriod(), b.limit(), b.window()),
+                            b.maxDebt() != null ? b.maxDebt() : p.maxDebt()));
                 }
                 return builder.build();
             } catch (IllegalArgumentException e) {
@@ -226,6 +228,19 @@ public class GridLimitConfigFactory {
                 String parameter = NameUtils.hyphenate(e.getMessage().split(" ")[0]);
                 String at = takes.contains(parameter) ? path + "." + parameter : path;
                 throw refuse(at, "'" + raw(at, given.get(parameter)) + "' is refused: " + e.getMessage());
+            }
+        }
+
+        /** A band with its configured maximum debt (docs/SPEC.md §10), checked by {@code Band.withMaxDebt}. */
+        private Band debt(String path, Band band, @Nullable Long maxDebt) {
+            if (maxDebt == null) {
+                return band;
+            }
+            try {
+                return band.withMaxDebt(maxDebt);
+            } catch (IllegalArgumentException e) {
+                throw refuse(path + ".max-debt", "'" + raw(path + ".max-debt", maxDebt) + "' is refused: "
+                        + e.getMessage());
             }
         }
 
