@@ -98,9 +98,10 @@ public class GridAsker {
         CompletableFuture<Decision> answer = new CompletableFuture<>();
         CompletableFuture<Decision> asked = null;
         try {
+            // a reservation, so that a later rule's denial, a 503 or the handler's settle can change it (SPEC §10)
             CompletionStage<Decision> stage = loop == null
-                    ? limiter.tryAcquireAsync(policy, check.key(), check.rule().cost())
-                    : limiter.tryAcquireAsync(policy, check.key(), check.rule().cost(), loop);
+                    ? limiter.reserveAsync(policy, check.key(), check.rule().cost())
+                    : limiter.reserveAsync(policy, check.key(), check.rule().cost(), loop);
             asked = stage instanceof CompletableFuture<Decision> future ? future : null;
             stage.whenComplete((decision, error) -> Futures.complete(answer, decision, error));
         } catch (RuntimeException e) {
@@ -118,7 +119,8 @@ public class GridAsker {
             Throwable cause = Futures.unwrap(error);
             boolean timeout = cause instanceof TimeoutException;
             if (timeout && pending != null) {
-                // before anything is answered: if still queued on this replica (coalescing), it is never sent
+                // before anything is answered: if still queued on this replica (coalescing), it is never sent; if
+                // already sent, the limiter gives its admission back when it arrives (SPEC §10)
                 pending.cancel(false);
             }
             metrics.gridError(policy.name(), timeout);
@@ -137,6 +139,73 @@ public class GridAsker {
             }
             return new RuleResult(check, null, true, false);
         });
+    }
+
+    /**
+     * Gives back what the admitting rules of a request that was stopped (429 or 503) consumed, grid and local
+     * (all-or-nothing, docs/SPEC.md §10), counting each give-back ({@value GridLimitMetrics#GIVE_BACKS}).
+     *
+     * @param results the rules' answers
+     * @param reason why: a denial or a failure
+     */
+    void giveBack(List<RuleResult> results, GridLimitMetrics.GiveBackReason reason) {
+        for (RuleResult r : results) {
+            Decision d = r.decision();
+            if (d == null || !d.allowed() || d.reservation() == null) {
+                continue;
+            }
+            Policy policy = r.check().rule().policy();
+            if (r.local()) {
+                boolean lost;
+                try {
+                    lost = local.giveBack(policy, d.reservation()) == null;
+                } catch (RuntimeException e) {
+                    lost = true;
+                }
+                metrics.giveBack(policy.name(), reason, lost);
+                continue;
+            }
+            CompletionStage<io.gridlimit.api.Settlement> back;
+            try {
+                back = limiter.giveBack(policy, d.reservation());
+            } catch (RuntimeException e) {
+                back = CompletableFuture.failedFuture(e);
+            }
+            back.whenComplete((s, e) -> metrics.giveBack(policy.name(), reason, e != null));
+        }
+    }
+
+    /**
+     * Settles the admitting rules' reservations of a request that went through to its actual cost (the
+     * handler's, docs/SPEC.md §10).
+     *
+     * @param results the rules' answers
+     * @param actual the actual cost, in [0, 10^15]
+     * @return one stage per settled reservation
+     */
+    List<CompletableFuture<io.gridlimit.api.Settlement>> settle(List<RuleResult> results, long actual) {
+        List<CompletableFuture<io.gridlimit.api.Settlement>> stages = new ArrayList<>();
+        for (RuleResult r : results) {
+            Decision d = r.decision();
+            if (d == null || !d.allowed() || d.reservation() == null) {
+                continue;
+            }
+            Policy policy = r.check().rule().policy();
+            CompletableFuture<io.gridlimit.api.Settlement> stage;
+            try {
+                stage = r.local() ? CompletableFuture.completedFuture(local.settle(policy, d.reservation(), actual))
+                        : limiter.settleAsync(policy, d.reservation(), actual).toCompletableFuture();
+            } catch (RuntimeException e) {
+                stage = CompletableFuture.failedFuture(e);
+            }
+            stage.whenComplete((s, e) -> {
+                if (s != null) {
+                    metrics.settle(GridLimitMetrics.Source.FILTER, policy.name(), s);
+                }
+            });
+            stages.add(stage);
+        }
+        return stages;
     }
 
     private void log(Policy policy, boolean timeout, Throwable cause) {
