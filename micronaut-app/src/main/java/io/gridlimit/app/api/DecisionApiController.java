@@ -64,13 +64,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  * fails (a batch: as soon as one of its checks fails) or does not answer within
  * {@code gridlimit.decision-api.timeout} (default 1 s). The HTTP filter's {@code gridlimit.grid-timeout} is not
  * used here: an API caller applies its own deadline and fallback, and this bound only keeps a request from waiting
- * forever. A batch that fails this way may have consumed quota for the checks decided before the failure.
+ * forever. A request answered 503 consumed nothing: every check is taken as a reservation, and on the 503 the
+ * admissions are given back, checks still queued are never sent and one in flight is given back when it arrives
+ * (docs/SPEC.md §10).
+ *
+ * <p><b>Reservations</b> (docs/SPEC.md §10): a check with {@code "reserve": true} answers its {@code "reservation"}
+ * token; {@code POST /v1/ratelimit/settle} with {@code {"reservation", "actual"}} settles it ({@link #settle}). A
+ * batch with {@code "atomic": true} gives back every check when any is denied, and says so per check
+ * ({@code "givenBack"}).
  *
  * <p><b>Shadow policies</b> ({@code shadow: true}) are reported as computed: a denial reads {@code "allowed":
  * false}. Shadow mode is the filter's business (it admits anyway); an API caller decides what to do with the
  * answer. A denial consumes nothing (SPEC §3).
  *
- * <p>Every decision goes through {@link RateLimiter#tryAcquireAsync}: the handlers return futures and never block
+ * <p>Every decision goes through {@link RateLimiter#reserveAsync(io.gridlimit.api.Policy, String, long)}: the
+ * handlers return futures and never block
  * the Netty event loop (docs/SPEC.md §5: never blocked on the grid).
  */
 @Requires(property = Application.SERVICE_PROPERTY, value = "true")

@@ -26,13 +26,15 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Asks the grid about a request's rules, one after the other, without ever blocking the Netty event loop
- * (SPEC §5). Each rule is asked with {@link RateLimiter#tryAcquireAsync(Policy, String, long,
- * java.util.concurrent.Executor)} completing on the request's event loop, bounded by {@code grid-timeout} on that
+ * (SPEC §5). Each rule is asked with {@link RateLimiter#reserveAsync(Policy, String, long,
+ * java.util.concurrent.Executor)} (a reservation, so that it can be given back or settled, docs/SPEC.md §10)
+ * completing on the request's event loop, bounded by {@code grid-timeout} on that
  * loop's own timer; the next rule is asked only when the previous one admitted (or denied in shadow mode).
  *
  * <p>Failures (timeout or grid error) are counted ({@value GridLimitMetrics#GRID_ERRORS}, with the latency) and
  * logged at most every 10 s (each one at debug). A timed-out request is cancelled at the limiter before its
- * answer moves on, so a request still queued on this replica (coalescing) is never sent and consumes nothing.
+ * answer moves on, so a request still queued on this replica (coalescing) is never sent and consumes nothing, and
+ * one already sent is given back by the limiter when its admission arrives.
  * Under {@code failure-mode: local} the failed rule is decided by {@link LocalFallback} on this replica's share
  * instead; a policy without a share (or a local decision that fails) stays failed, and {@code local} then answers
  * it as {@code closed} does: it is never let through unlimited (docs/SPEC.md §5). Under {@code open} and

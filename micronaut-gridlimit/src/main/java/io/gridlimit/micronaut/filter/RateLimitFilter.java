@@ -36,6 +36,9 @@ import java.util.Map;
  *   <li>{@link ResponseWriter}: the headers of the binding rule on the downstream response, or the 429 / 503
  *       problem.</li>
  * </ol>
+ * A request stopped by a rule (429 or 503) gives back what the rules before it took (all-or-nothing,
+ * docs/SPEC.md §10); an admitted request keeps its rules' reservations on the request for {@link RateLimitCost},
+ * and a {@value RateLimitCost#ACTUAL_COST_HEADER} response header settles them (the header is removed).
  * Every decision is counted in {@value GridLimitMetrics#DECISIONS} with {@code source=filter}: allowed, denied,
  * shadow_denied ({@code mode=grid}), fallback (with the failure mode), missing_key_rejected, missing_key_skipped.
  *
