@@ -110,8 +110,9 @@ final class AsyncDecisions implements AutoCloseable {
     static final long GIVE_BACK_MAX_DELAY_MILLIS = 1_000;
 
     /**
-     * Settles a reservation to 0, retrying grid failures until a settle answers or the reservation has expired
-     * (by this JVM's UTC clock) or this limiter is closed.
+     * Settles a reservation to 0, retrying grid failures until a settle answers, or the reservation's hold
+     * ({@code expiresAt − reservedAt}) has passed on this JVM's UTC clock since the first attempt (so an owner
+     * clock ahead of or behind this one never cuts the retries short), or this limiter is closed.
      *
      * @param policy the policy
      * @param reservation the reservation, checked against the policy
@@ -119,21 +120,27 @@ final class AsyncDecisions implements AutoCloseable {
      */
     CompletionStage<Settlement> giveBack(Policy policy, Reservation reservation) {
         CompletableFuture<Settlement> result = pool.newStage();
-        attempt(policy, reservation, GIVE_BACK_FIRST_DELAY_MILLIS, result);
+        // The owner's clock may differ from this JVM's: retry for the reservation's whole hold from now, which
+        // outlasts its remaining life on the owner (the owner answers "expired" once it is over).
+        long deadlineNanos = io.gridlimit.internal.Saturating.add(clock.nowNanos(),
+                Math.max(0, io.gridlimit.internal.Saturating.subtract(reservation.expiresAtNanos(),
+                        reservation.reservedAtNanos())));
+        attempt(policy, reservation, GIVE_BACK_FIRST_DELAY_MILLIS, deadlineNanos, result);
         return result;
     }
 
-    private void attempt(Policy policy, Reservation reservation, long delayMillis,
+    private void attempt(Policy policy, Reservation reservation, long delayMillis, long deadlineNanos,
                          CompletableFuture<Settlement> result) {
         settle(policy, reservation, 0).whenComplete((settlement, failure) -> {
             if (failure == null) {
                 result.complete(settlement);
             } else if (closed || Futures.unwrap(failure) instanceof IllegalArgumentException
-                    || clock.nowNanos() >= reservation.expiresAtNanos()) {
+                    || clock.nowNanos() >= deadlineNanos) {
                 result.completeExceptionally(Futures.unwrap(failure));
             } else {
                 CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS, callbacks).execute(() ->
-                        attempt(policy, reservation, Math.min(GIVE_BACK_MAX_DELAY_MILLIS, delayMillis * 2), result));
+                        attempt(policy, reservation, Math.min(GIVE_BACK_MAX_DELAY_MILLIS, delayMillis * 2),
+                                deadlineNanos, result));
             }
         });
     }

@@ -212,7 +212,8 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
 
     /**
      * Gives a reservation back, retrying grid failures (10 ms, doubling up to 1 s) until a settle answers, the
-     * reservation has expired by this JVM's UTC clock, or this limiter is closed. {@inheritDoc}
+     * reservation's hold has passed since the first attempt (by this JVM's UTC clock: the owner's may differ), or
+     * this limiter is closed. {@inheritDoc}
      *
      * @throws IllegalStateException if this limiter is closed
      */

@@ -395,7 +395,7 @@ public class DecisionApiController {
             } catch (RuntimeException e) {
                 back = CompletableFuture.failedFuture(e);
             }
-            back.whenComplete((s, e) -> metrics.giveBack(policyName, reason, e != null));
+            back.whenComplete((s, e) -> metrics.giveBack(policyName, reason, e == null ? s : null));
         }
     }
 

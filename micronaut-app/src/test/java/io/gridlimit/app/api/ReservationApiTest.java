@@ -103,10 +103,10 @@ class ReservationApiTest implements TestPropertyProvider {
         HttpResponse<String> settled = settle(token, "120");
         assertThat(settled.code()).isEqualTo(200);
         assertThat(Http.body(settled)).isEqualTo(
-                "{\"status\":\"settled\",\"actual\":120,\"excess\":0,\"policy\":\"llm\"}");
+                "{\"status\":\"settled\",\"actual\":120,\"excess\":0,\"debt\":false,\"policy\":\"llm\"}");
         // a retry, with another actual, changes nothing
         assertThat(Http.body(settle(token, "999"))).isEqualTo(
-                "{\"status\":\"already-settled\",\"actual\":120,\"excess\":0,\"policy\":\"llm\"}");
+                "{\"status\":\"already-settled\",\"actual\":120,\"excess\":0,\"debt\":false,\"policy\":\"llm\"}");
         assertThat(remaining("u1")).isEqualTo(880);
     }
 
@@ -115,7 +115,7 @@ class ReservationApiTest implements TestPropertyProvider {
         String token = reserve("u2", 100);
         // 900 left; 1500 more asked: the balance stops at -500 (max-debt 500), 100 reported
         assertThat(Http.body(settle(token, "1600"))).isEqualTo(
-                "{\"status\":\"settled\",\"actual\":1600,\"excess\":100,\"policy\":\"llm\"}");
+                "{\"status\":\"settled\",\"actual\":1600,\"excess\":100,\"debt\":true,\"policy\":\"llm\"}");
         HttpResponse<String> denied = post(CHECK, "{\"policy\":\"llm\",\"key\":\"u2\",\"cost\":1}");
         Map<String, Object> d = map(denied);
         assertThat(d.get("allowed")).isEqualTo(false);

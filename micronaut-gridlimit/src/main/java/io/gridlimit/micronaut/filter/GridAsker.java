@@ -158,13 +158,13 @@ public class GridAsker {
             }
             Policy policy = r.check().rule().policy();
             if (r.local()) {
-                boolean lost;
+                io.gridlimit.api.Settlement settled;
                 try {
-                    lost = local.giveBack(policy, d.reservation()) == null;
+                    settled = local.giveBack(policy, d.reservation());
                 } catch (RuntimeException e) {
-                    lost = true;
+                    settled = null;
                 }
-                metrics.giveBack(policy.name(), reason, lost);
+                metrics.giveBack(policy.name(), reason, settled);
                 continue;
             }
             CompletionStage<io.gridlimit.api.Settlement> back;
@@ -173,7 +173,7 @@ public class GridAsker {
             } catch (RuntimeException e) {
                 back = CompletableFuture.failedFuture(e);
             }
-            back.whenComplete((s, e) -> metrics.giveBack(policy.name(), reason, e != null));
+            back.whenComplete((s, e) -> metrics.giveBack(policy.name(), reason, e == null ? s : null));
         }
     }
 

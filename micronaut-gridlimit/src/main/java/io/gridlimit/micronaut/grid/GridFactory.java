@@ -116,7 +116,7 @@ public class GridFactory {
     @Bean(preDestroy = "close")
     public HazelcastRateLimiter rateLimiter(HazelcastInstance instance, BeanProvider<GridLimitMetrics> metrics) {
         return HazelcastRateLimiter.builder(instance).giveBackListener((policy, settlement, failure) ->
-                metrics.get().giveBack(policy, GridLimitMetrics.GiveBackReason.LATE, failure != null)).build();
+                metrics.get().giveBack(policy, GridLimitMetrics.GiveBackReason.LATE, settlement)).build();
     }
 
     /**

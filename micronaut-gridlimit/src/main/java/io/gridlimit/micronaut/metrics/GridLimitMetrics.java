@@ -35,7 +35,8 @@ import java.util.concurrent.TimeUnit;
  *       member-level meters without a policy tag, see {@link GridStatusMetrics}</li>
  *   <li>{@value #RESERVATIONS} (counter; tags {@code policy}, {@code source}), {@value #SETTLES} (counter; tags
  *       {@code policy}, {@code status}, {@code source}), {@value #GIVE_BACKS} (counter; tags {@code policy},
- *       {@code reason}: denied, failed, late; {@code result}: given-back, lost), {@value #DEBT_EXCESS} (counter,
+ *       {@code reason}: denied, failed, late; {@code result}: given-back, already-settled, lost), {@value #DEBTS} (counter; tag
+ *       {@code policy}), {@value #DEBT_EXCESS} (counter,
  *       in cost units; tag {@code policy}): reservations and settles (docs/SPEC.md §10)</li>
  * </ul>
  */
@@ -70,6 +71,8 @@ public class GridLimitMetrics {
      * {@code late}: an admission after its caller was answered) and result ({@code given-back}, {@code lost}).
      */
     public static final String GIVE_BACKS = "gridlimit.give.backs";
+    /** Settles that left a band's balance below zero (a debt later requests repay), by policy. */
+    public static final String DEBTS = "gridlimit.debts";
     /** Settles that charged beyond the band's maximum debt, by policy (the excess was not charged). */
     public static final String DEBT_EXCESS = "gridlimit.debt.excess";
     /** The {@code mode} tag value of a missing key: neither the grid nor a failure mode was asked. */
@@ -267,6 +270,11 @@ public class GridLimitMetrics {
                 k -> Counter.builder(SETTLES).description("Settles of reservations by status")
                         .tag("policy", policy).tag("status", status).tag("source", source.tag())
                         .register(registry)).increment();
+        if (settlement.debt()) {
+            counters.computeIfAbsent(DEBTS + '\0' + policy, k -> Counter.builder(DEBTS)
+                    .description("Settles that left a band's balance below zero")
+                    .tag("policy", policy).register(registry)).increment();
+        }
         if (settlement.excess() > 0) {
             counters.computeIfAbsent(DEBT_EXCESS + '\0' + policy, k -> Counter.builder(DEBT_EXCESS)
                     .description("Cost a settle did not charge because a band's maximum debt was reached")
@@ -275,14 +283,17 @@ public class GridLimitMetrics {
     }
 
     /**
-     * Counts one give-back ({@value #GIVE_BACKS}).
+     * Counts one give-back ({@value #GIVE_BACKS}) by its result: {@code given-back} (settled to 0 now),
+     * {@code already-settled} (a settle came first: nothing changed), {@code lost} (the grid failed until the
+     * reservation expired, or its key's state no longer held it: its cost stands).
      *
      * @param policy the policy name
      * @param reason why the reservation was given back
-     * @param lost true when it could not be given back before it expired (its cost stands)
+     * @param settlement the owner's answer, or null when the give-back failed
      */
-    public void giveBack(String policy, GiveBackReason reason, boolean lost) {
-        String result = lost ? "lost" : "given-back";
+    public void giveBack(String policy, GiveBackReason reason, io.gridlimit.api.@Nullable Settlement settlement) {
+        String result = settlement == null || !settlement.isSettled() ? "lost"
+                : settlement.status() == io.gridlimit.api.Settlement.Status.SETTLED ? "given-back" : "already-settled";
         counters.computeIfAbsent(GIVE_BACKS + '\0' + policy + '\0' + reason.tag() + '\0' + result,
                 k -> Counter.builder(GIVE_BACKS).description("Reservations given back so a request consumed nothing")
                         .tag("policy", policy).tag("reason", reason.tag()).tag("result", result)
