@@ -63,7 +63,8 @@ final class AsyncDecisions implements AutoCloseable {
 
     /**
      * Decides one request taking its cost as a reservation when admitted, coalesced per (policy, key) apart from
-     * plain decisions.
+     * plain decisions; while a member of the cluster does not read reservations ({@link WireFormat#reservations()},
+     * a rolling upgrade), a plain decision without one.
      *
      * @param policy the policy
      * @param key the key
@@ -72,6 +73,9 @@ final class AsyncDecisions implements AutoCloseable {
      * @return the stage, whose default executor is the callback pool
      */
     CompletionStage<Decision> reserve(Policy policy, String key, long cost, Executor executor) {
+        if (!WireFormat.reservations()) {
+            return decide(policy, key, cost, executor); // a member of a GridLimit before reservations: none taken
+        }
         if (reserveCoalescer != null) {
             return reserveCoalescer.decide(policy, key, cost, executor);
         }
