@@ -127,6 +127,11 @@ public class RateLimitFilter implements Ordered {
             } else {
                 held[0] = new RateLimitCost.Held(results);
                 request.setAttribute(RateLimitCost.ATTRIBUTE, held[0]);
+                for (RuleResult r : results) {
+                    if (r.decision() != null && r.decision().reservation() != null) {
+                        metrics.reservation(GridLimitMetrics.Source.FILTER, r.check().rule().policy().name());
+                    }
+                }
             }
             return stopped;
         }), chain::proceed, response -> {
