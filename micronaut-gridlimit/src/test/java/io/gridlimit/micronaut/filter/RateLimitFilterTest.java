@@ -278,6 +278,11 @@ class RateLimitFilterTest implements TestPropertyProvider {
         // beyond what is left with max-debt 0: 72 - 10 reserved = 62 left, 500 asked: 62 charged, none below 0
         assertThat(get("/t/metered/bean/510", "X-Forwarded-For", ip).body()).isEqualTo("metered settled");
         assertThat(meteredTokens(ip)).isZero();
+        // the current request, stated from the handler's thread without the request: once only
+        assertThat(get("/t/metered/twice/4", "X-Forwarded-For", "203.0.113.21").body())
+                .isEqualTo("settled once: the request's actual cost was stated already");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
+                meteredTokens("203.0.113.21") == 96);
         // a malformed header is stripped and settles nothing: the reservation stands
         Resp bad = get("/t/metered/header/-1", "X-Forwarded-For", "203.0.113.20");
         assertThat(h(bad, RateLimitCost.ACTUAL_COST_HEADER)).isNull();

@@ -87,6 +87,23 @@ public class TestController {
                 .wireName());
     }
 
+    /**
+     * States the actual cost of the current request (no request parameter) twice: the second is refused.
+     *
+     * @param n the actual cost
+     * @return "settled once" when the second statement was refused
+     */
+    @Get("/metered/twice/{n}")
+    public String meteredTwice(@PathVariable long n) {
+        cost.settle(n);
+        try {
+            cost.settle(n);
+            return "settled twice";
+        } catch (IllegalStateException e) {
+            return "settled once: " + e.getMessage();
+        }
+    }
+
     /** @return "free" */
     @Get("/exempt/free")
     public String exemptFree() {
