@@ -30,7 +30,16 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@link #tryAcquire}: synchronous ({@code executeOnKey}), the caller waits for the decision;</li>
  *   <li>{@link #tryAcquireAsync}: asynchronous, at most {@value InFlight#PERMITS} decisions in flight per thread;
  *       stages complete on the limiter's own callback pool (default size), no JVM flag set.</li>
+ *   <li>{@link #reserveAsync}: the same, each decision taken as a reservation (docs/SPEC.md §10: a signed
+ *       handle, the key's state wrapped with its bookkeeping), which is what the HTTP filter and the decision API
+ *       send; the difference to {@link #tryAcquireAsync} is the price of give-backs being possible.</li>
  * </ul>
+ *
+ * <p>Reservations against plain decisions only (token bucket):
+ * <pre>{@code
+ * java -jar bench/target/benchmarks.jar 'GridLimitBenchmark.(tryAcquireAsync|reserveAsync)' -p algorithm=token-bucket \
+ *     -f 1 -wi 2 -w 2s -i 3 -r 3s
+ * }</pre>
  *
  * <p>Run just this class (12 forks, about 4 minutes with these settings):
  * <pre>{@code
@@ -93,6 +102,23 @@ public class GridLimitBenchmark {
         inFlight.acquire();
         try {
             return inFlight.track(limiter.tryAcquireAsync(policy, BenchKeys.next(), 1));
+        } catch (RuntimeException e) {
+            inFlight.release();
+            throw e;
+        }
+    }
+
+    /**
+     * One asynchronous decision of cost 1 on a random key taken as a reservation, bounded in flight.
+     *
+     * @param inFlight this thread's permits
+     * @return the pending decision
+     */
+    @Benchmark
+    public CompletionStage<Decision> reserveAsync(InFlight inFlight) {
+        inFlight.acquire();
+        try {
+            return inFlight.track(limiter.reserveAsync(policy, BenchKeys.next(), 1));
         } catch (RuntimeException e) {
             inFlight.release();
             throw e;

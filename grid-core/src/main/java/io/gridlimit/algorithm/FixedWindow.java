@@ -75,11 +75,12 @@ final class FixedWindow {
         }
         if (actual < reserved) {
             long count = Math.max(0, c.count - (reserved - actual));
-            return new BandSettle(new FixedWindowState(nowNanos, count, windowNanos), true, 0);
+            return new BandSettle(new FixedWindowState(nowNanos, count, windowNanos), true, 0, count > band.limit());
         }
         long charge = actual - reserved;
         long taken = Math.max(0, Math.min(charge, band.limit() + band.maxDebt() - c.count));
-        return new BandSettle(new FixedWindowState(nowNanos, c.count + taken, windowNanos), true, charge - taken);
+        return new BandSettle(new FixedWindowState(nowNanos, c.count + taken, windowNanos), true, charge - taken,
+                c.count + taken > band.limit());
     }
 
     static long nanosUntilFresh(LimiterState stored, Band band, long nowNanos) {

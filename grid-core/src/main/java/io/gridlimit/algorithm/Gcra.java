@@ -114,14 +114,19 @@ final class Gcra {
                 return BandSettle.unchanged(stored); // fresh: TAT at or before now already
             }
             Wide x = Wide.max(Wide.ZERO, debt.x.subtract(Wide.product(reserved - actual, periodNanos)));
-            return new BandSettle(stateAt(nowNanos, x, band), true, 0);
+            return new BandSettle(stateAt(nowNanos, x, band), true, 0, inDebt(x, band));
         }
         long charge = actual - reserved;
         Wide room = Wide.product(band.capacity() + band.maxDebt(), periodNanos).subtract(debt.x);
         long roomTokens = room.signum() <= 0 ? 0 : room.floorDiv(periodNanos).saturatedLong();
         long taken = Math.min(charge, roomTokens);
         Wide x = debt.x.add(Wide.product(taken, periodNanos));
-        return new BandSettle(stateAt(nowNanos, x, band), true, charge - taken);
+        return new BandSettle(stateAt(nowNanos, x, band), true, charge - taken, inDebt(x, band));
+    }
+
+    /** Below zero tokens: {@code X > B·P}. */
+    private static boolean inDebt(Wide x, Band band) {
+        return x.compareTo(Wide.product(band.capacity(), band.refillPeriodNanos())) > 0;
     }
 
     static long nanosUntilFresh(LimiterState stored, Band band, long nowNanos) {

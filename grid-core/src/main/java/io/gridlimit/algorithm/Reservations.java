@@ -175,28 +175,29 @@ final class Reservations {
     static SettleOutcome settle(LimiterState stored, Policy policy, String key, Reservation r, long actual,
                                 long nowNanos) {
         if (!(stored instanceof ReservedState s) || s.stateId() != r.stateId()) {
-            return SettleOutcome.none(new Settlement(Settlement.Status.UNKNOWN, r.cost(), 0), stored);
+            return SettleOutcome.none(new Settlement(Settlement.Status.UNKNOWN, r.cost(), 0, false), stored);
         }
         if (!r.policy().equals(policy.name()) || !r.key().equals(key)
                 || !MessageDigest.isEqual(mac(s, r), r.mac())) {
-            return SettleOutcome.none(new Settlement(Settlement.Status.FORGED, r.cost(), 0), stored);
+            return SettleOutcome.none(new Settlement(Settlement.Status.FORGED, r.cost(), 0, false), stored);
         }
         int at = Arrays.binarySearch(s.settledIds, r.id());
         if (at >= 0) {
-            return SettleOutcome.none(new Settlement(Settlement.Status.ALREADY_SETTLED, s.settledActuals[at], 0),
+            return SettleOutcome.none(new Settlement(Settlement.Status.ALREADY_SETTLED, s.settledActuals[at], 0, false),
                     stored);
         }
         if (r.expiresAtNanos() <= nowNanos) {
-            return SettleOutcome.none(new Settlement(Settlement.Status.EXPIRED, r.cost(), 0), stored);
+            return SettleOutcome.none(new Settlement(Settlement.Status.EXPIRED, r.cost(), 0, false), stored);
         }
         if (r.id() < s.closedBelow() || r.id() >= s.nextId()) {
-            return SettleOutcome.none(new Settlement(Settlement.Status.UNKNOWN, r.cost(), 0), stored);
+            return SettleOutcome.none(new Settlement(Settlement.Status.UNKNOWN, r.cost(), 0, false), stored);
         }
         LimiterState inner = s.inner();
         long excess = 0;
         List<Band> bands = policy.bands();
         LimiterState[] after = new LimiterState[bands.size()];
         boolean changed = false;
+        boolean debt = false;
         for (int i = 0; i < bands.size(); i++) {
             Band band = bands.get(i);
             LimiterState bandState = Composite.bandState(inner, policy, band);
@@ -210,6 +211,7 @@ final class Reservations {
                 changed = true;
             }
             excess = Math.max(excess, b.excess());
+            debt |= b.debt();
         }
         LimiterState newInner = inner;
         if (changed) {
@@ -234,7 +236,8 @@ final class Reservations {
             ttlNanos = Math.max(ttlNanos, Composite.nanosUntilFresh(Composite.bandState(newInner, policy, band), band,
                     nowNanos));
         }
-        return new SettleOutcome(new Settlement(Settlement.Status.SETTLED, actual, excess), true, written, ttlNanos);
+        return new SettleOutcome(new Settlement(Settlement.Status.SETTLED, actual, excess, debt), true, written,
+                ttlNanos);
     }
 
     private static BandSettle settleBand(LimiterState bandState, Band band, Reservation r, long actual, long nowNanos) {

@@ -134,7 +134,7 @@ final class SlidingWindowCounter {
         SlidingWindowCounterState s = gap == 0
                 ? new SlidingWindowCounterState(nowNanos, changed, c.previous, windowNanos)
                 : new SlidingWindowCounterState(nowNanos, c.current, changed, windowNanos);
-        return new BandSettle(s, true, excess);
+        return new BandSettle(s, true, excess, changed > band.limit());
     }
 
     static long nanosUntilFresh(LimiterState stored, Band band, long nowNanos) {

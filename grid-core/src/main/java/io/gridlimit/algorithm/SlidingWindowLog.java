@@ -150,8 +150,10 @@ final class SlidingWindowLog {
         int[] costs = Arrays.copyOfRange(v.costs, v.first, v.costs.length);
         int i = at - v.first;
         long excess = 0;
+        long sum = v.sum;
         if (actual < reserved) {
             long left = costs[i] - (reserved - actual);
+            sum -= Math.min(costs[i], reserved - actual);
             if (left <= 0) {
                 int n = nanos.length;
                 long[] n2 = new long[n - 1];
@@ -169,10 +171,11 @@ final class SlidingWindowLog {
             long charge = actual - reserved;
             long taken = Math.max(0, Math.min(charge, band.limit() + band.maxDebt() - v.sum));
             costs[i] += (int) taken; // sum <= limit + maxDebt <= 2·10^5
+            sum += taken;
             excess = charge - taken;
         }
         return new BandSettle(new SlidingWindowLogState(nowNanos, band.windowNanos(), nanos, costs, false), true,
-                excess);
+                excess, sum > band.limit());
     }
 
     static long nanosUntilFresh(LimiterState stored, Band band, long nowNanos) {

@@ -112,14 +112,15 @@ final class TokenBucket {
             long back = reserved - actual;
             long tokens = level.tokens + back; // <= 2·10^15 + 10^15: no overflow
             return tokens >= capacity
-                    ? new BandSettle(new TokenBucketState(nowNanos, capacity, 0, periodNanos), true, 0)
-                    : new BandSettle(new TokenBucketState(nowNanos, tokens, level.fraction, periodNanos), true, 0);
+                    ? new BandSettle(new TokenBucketState(nowNanos, capacity, 0, periodNanos), true, 0, false)
+                    : new BandSettle(new TokenBucketState(nowNanos, tokens, level.fraction, periodNanos), true, 0,
+                            tokens < 0);
         }
         long charge = actual - reserved; // > 0
         long room = level.tokens + band.maxDebt(); // >= 0: the balance never is below -maxDebt
         long taken = Math.max(0, Math.min(charge, room));
         return new BandSettle(new TokenBucketState(nowNanos, level.tokens - taken, level.fraction, periodNanos),
-                true, charge - taken);
+                true, charge - taken, level.tokens - taken < 0);
     }
 
     static long nanosUntilFresh(LimiterState stored, Band band, long nowNanos) {

@@ -178,7 +178,8 @@ public interface RateLimiter {
      * Gives a reservation's whole cost back (a settle to 0) so that its request consumed nothing: for the
      * all-or-nothing rules of a request or batch, and for an admission that arrived after its caller was answered
      * (docs/SPEC.md §10). A grid failure is retried (backing off from 10 ms to 1 s) until a settle answers or the
-     * reservation expires; only then does the stage fail, and the caller counts the loss (the reserved cost
+     * reservation's hold ({@code expiresAt − reservedAt}) has passed since the first attempt; only then does the
+     * stage fail, and the caller counts the loss (the reserved cost
      * stands, which errs towards denying).
      *
      * @param policy the reservation's policy

@@ -10,8 +10,10 @@ import java.util.Objects;
  *     the one of the first settle ({@link Status#ALREADY_SETTLED}); otherwise the reserved cost, which stands
  * @param excess the cost the owner did not charge because a band's maximum debt would have been exceeded (the
  *     largest over the bands), >= 0; 0 unless {@link Status#SETTLED}
+ * @param debt whether a band's balance is below zero after this settle (a debt later requests repay); false
+ *     unless {@link Status#SETTLED}
  */
-public record Settlement(Status status, long actual, long excess) {
+public record Settlement(Status status, long actual, long excess, boolean debt) {
     /** What a settle did. */
     public enum Status {
         /** Settled now: the unused part given back, or the rest charged (up to each band's maximum debt). */
@@ -49,6 +51,17 @@ public record Settlement(Status status, long actual, long excess) {
         if (actual < 0 || excess < 0) {
             throw new IllegalArgumentException("actual and excess must be >= 0, got " + actual + " and " + excess);
         }
+    }
+
+    /**
+     * A settlement without a debt.
+     *
+     * @param status what the owner did
+     * @param actual the actual cost that stands
+     * @param excess the cost not charged, >= 0
+     */
+    public Settlement(Status status, long actual, long excess) {
+        this(status, actual, excess, false);
     }
 
     /** @return true when the reservation is settled (now or before): a retry changes nothing */

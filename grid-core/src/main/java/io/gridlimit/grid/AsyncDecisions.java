@@ -63,7 +63,8 @@ final class AsyncDecisions implements AutoCloseable {
 
     /**
      * Decides one request taking its cost as a reservation when admitted, coalesced per (policy, key) apart from
-     * plain decisions.
+     * plain decisions; while a member of the cluster does not read reservations ({@link WireFormat#reservations()},
+     * a rolling upgrade), a plain decision without one.
      *
      * @param policy the policy
      * @param key the key
@@ -72,6 +73,9 @@ final class AsyncDecisions implements AutoCloseable {
      * @return the stage, whose default executor is the callback pool
      */
     CompletionStage<Decision> reserve(Policy policy, String key, long cost, Executor executor) {
+        if (!WireFormat.reservations()) {
+            return decide(policy, key, cost, executor); // a member of a GridLimit before reservations: none taken
+        }
         if (reserveCoalescer != null) {
             return reserveCoalescer.decide(policy, key, cost, executor);
         }
@@ -110,8 +114,9 @@ final class AsyncDecisions implements AutoCloseable {
     static final long GIVE_BACK_MAX_DELAY_MILLIS = 1_000;
 
     /**
-     * Settles a reservation to 0, retrying grid failures until a settle answers or the reservation has expired
-     * (by this JVM's UTC clock) or this limiter is closed.
+     * Settles a reservation to 0, retrying grid failures until a settle answers, or the reservation's hold
+     * ({@code expiresAt − reservedAt}) has passed on this JVM's UTC clock since the first attempt (so an owner
+     * clock ahead of or behind this one never cuts the retries short), or this limiter is closed.
      *
      * @param policy the policy
      * @param reservation the reservation, checked against the policy
@@ -119,21 +124,27 @@ final class AsyncDecisions implements AutoCloseable {
      */
     CompletionStage<Settlement> giveBack(Policy policy, Reservation reservation) {
         CompletableFuture<Settlement> result = pool.newStage();
-        attempt(policy, reservation, GIVE_BACK_FIRST_DELAY_MILLIS, result);
+        // The owner's clock may differ from this JVM's: retry for the reservation's whole hold from now, which
+        // outlasts its remaining life on the owner (the owner answers "expired" once it is over).
+        long deadlineNanos = io.gridlimit.internal.Saturating.add(clock.nowNanos(),
+                Math.max(0, io.gridlimit.internal.Saturating.subtract(reservation.expiresAtNanos(),
+                        reservation.reservedAtNanos())));
+        attempt(policy, reservation, GIVE_BACK_FIRST_DELAY_MILLIS, deadlineNanos, result);
         return result;
     }
 
-    private void attempt(Policy policy, Reservation reservation, long delayMillis,
+    private void attempt(Policy policy, Reservation reservation, long delayMillis, long deadlineNanos,
                          CompletableFuture<Settlement> result) {
         settle(policy, reservation, 0).whenComplete((settlement, failure) -> {
             if (failure == null) {
                 result.complete(settlement);
             } else if (closed || Futures.unwrap(failure) instanceof IllegalArgumentException
-                    || clock.nowNanos() >= reservation.expiresAtNanos()) {
+                    || clock.nowNanos() >= deadlineNanos) {
                 result.completeExceptionally(Futures.unwrap(failure));
             } else {
                 CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS, callbacks).execute(() ->
-                        attempt(policy, reservation, Math.min(GIVE_BACK_MAX_DELAY_MILLIS, delayMillis * 2), result));
+                        attempt(policy, reservation, Math.min(GIVE_BACK_MAX_DELAY_MILLIS, delayMillis * 2),
+                                deadlineNanos, result));
             }
         });
     }

@@ -154,7 +154,7 @@ final class CatalogUpdateProcessor
         out.writeString(changedBy);
         out.writeBoolean(policy != null);
         if (policy != null) {
-            PolicyCodec.write(out, policy, PolicyRecord.catalogFormat());
+            PolicyCodec.writeWithDebts(out, policy, PolicyRecord.catalogFormat());
         }
     }
 
@@ -169,7 +169,7 @@ final class CatalogUpdateProcessor
         op = Op.values()[o - 1];
         expectedVersion = in.readLong();
         changedBy = in.readString();
-        policy = in.readBoolean() ? PolicyCodec.read(in, format) : null;
+        policy = in.readBoolean() ? PolicyCodec.readWithDebts(in, format) : null;
     }
 
     @Override

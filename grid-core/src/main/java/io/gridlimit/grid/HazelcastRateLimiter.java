@@ -139,7 +139,8 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
 
     /**
      * Decides one request on the owner of the key and, when admitted, takes its cost as a reservation
-     * (docs/SPEC.md §10), coalesced per (policy, key) like {@link #tryAcquireAsync(Policy, String, long, Executor)}
+     * (docs/SPEC.md §10; while a member of the cluster is of a GridLimit before reservations, during a rolling
+     * upgrade, the decision carries none), coalesced per (policy, key) like {@link #tryAcquireAsync(Policy, String, long, Executor)}
      * (a coalesced batch of reservations is one {@code DecideProcessor} taking them in arrival order). {@inheritDoc}
      *
      * @throws IllegalStateException if this limiter is closed
@@ -180,7 +181,9 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         RateLimiter.checkKey(key);
         RateLimiter.checkCost(cost);
         checkOpen();
-        return map(policy).map().executeOnKey(key, new DecideProcessor(policy, cost).reserving()).first();
+        DecideProcessor processor = new DecideProcessor(policy, cost);
+        return map(policy).map().executeOnKey(key, WireFormat.reservations() ? processor.reserving() : processor)
+                .first();
     }
 
     /**
@@ -213,7 +216,8 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
 
     /**
      * Gives a reservation back, retrying grid failures (10 ms, doubling up to 1 s) until a settle answers, the
-     * reservation has expired by this JVM's UTC clock, or this limiter is closed. {@inheritDoc}
+     * reservation's hold has passed since the first attempt (by this JVM's UTC clock: the owner's may differ), or
+     * this limiter is closed. {@inheritDoc}
      *
      * @throws IllegalStateException if this limiter is closed
      */

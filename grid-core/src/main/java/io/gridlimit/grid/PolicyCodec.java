@@ -56,6 +56,55 @@ final class PolicyCodec {
     }
 
     /**
+     * Writes a policy followed by its bands' maximum debts (docs/SPEC.md §10): {@link #write}, then the band count
+     * (int) and each band's {@link Band#maxDebt()} (long), in declared order. For the wire forms that must keep the
+     * whole policy (a settle, a catalog record); a decision does not read the debts and does not carry them.
+     *
+     * @param out the stream
+     * @param policy the policy
+     * @param format the wire format of the enclosing object, as for {@link #write}
+     * @throws IOException from the stream
+     */
+    static void writeWithDebts(ObjectDataOutput out, Policy policy, byte format) throws IOException {
+        write(out, policy, format);
+        out.writeInt(policy.bands().size());
+        for (Band b : policy.bands()) {
+            out.writeLong(b.maxDebt());
+        }
+    }
+
+    /**
+     * Reads what {@link #writeWithDebts} wrote.
+     *
+     * @param in the stream
+     * @param format the wire format of the enclosing object, as for {@link #read}
+     * @return the validated policy with its bands' maximum debts
+     * @throws IOException if the stream is corrupt, the debt count differs from the band count, or a debt is out of
+     *     its range
+     */
+    static Policy readWithDebts(ObjectDataInput in, byte format) throws IOException {
+        Policy read = read(in, format);
+        int n = in.readInt();
+        if (n != read.bands().size()) {
+            throw new IOException("maximum debts for " + n + " bands, the policy has " + read.bands().size());
+        }
+        Policy.Builder builder = Policy.builder(read.name());
+        try {
+            for (int i = 0; i < n; i++) {
+                Band band = read.bands().get(i).withMaxDebt(in.readLong());
+                if (read.isComposite()) {
+                    builder.band(band);
+                } else {
+                    builder.single(band);
+                }
+            }
+            return builder.build();
+        } catch (IllegalArgumentException e) {
+            throw new IOException("policy '" + read.name() + "': " + e.getMessage());
+        }
+    }
+
+    /**
      * Reads a policy.
      *
      * @param in the stream

@@ -142,12 +142,12 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
         out.writeLong(changedAtMillis);
         out.writeBoolean(policy != null);
         if (policy != null) {
-            PolicyCodec.write(out, policy, format);
+            PolicyCodec.writeWithDebts(out, policy, format);
         }
         out.writeInt(earlier.size());
         for (SeenPolicies.Versioned v : earlier) {
             out.writeLong(v.version());
-            PolicyCodec.write(out, v.policy(), format);
+            PolicyCodec.writeWithDebts(out, v.policy(), format);
         }
     }
 
@@ -166,7 +166,7 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
         origin = o == 1 ? Origin.CONFIGURATION : Origin.API;
         changedBy = in.readString();
         changedAtMillis = in.readLong();
-        policy = in.readBoolean() ? PolicyCodec.read(in, format) : null;
+        policy = in.readBoolean() ? PolicyCodec.readWithDebts(in, format) : null;
         int n = in.readInt();
         if (n < 0 || n > MAX_EARLIER) {
             throw new IOException("earlier version count out of range: " + n);
@@ -174,7 +174,7 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
         List<SeenPolicies.Versioned> read = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             long v = in.readLong();
-            read.add(new SeenPolicies.Versioned(v, PolicyCodec.read(in, format)));
+            read.add(new SeenPolicies.Versioned(v, PolicyCodec.readWithDebts(in, format)));
         }
         earlier = List.copyOf(read);
     }

@@ -119,12 +119,7 @@ final class SettleProcessor
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
         WireFormat.writeVersion(out, format);
-        PolicyCodec.write(out, policy, format);
-        List<Band> bands = policy.bands();
-        out.writeInt(bands.size());
-        for (Band b : bands) {
-            out.writeLong(b.maxDebt());
-        }
+        PolicyCodec.writeWithDebts(out, policy, format);
         out.writeByteArray(reservation.toBytes());
         out.writeLong(actual);
     }
@@ -132,22 +127,8 @@ final class SettleProcessor
     @Override
     public void readData(ObjectDataInput in) throws IOException {
         format = WireFormat.readVersion(in, "SettleProcessor");
-        Policy read = PolicyCodec.read(in, format);
-        int n = in.readInt();
-        if (n != read.bands().size()) {
-            throw new IOException("maximum debts for " + n + " bands, the policy has " + read.bands().size());
-        }
-        Policy.Builder builder = Policy.builder(read.name());
+        policy = PolicyCodec.readWithDebts(in, format);
         try {
-            for (int i = 0; i < n; i++) {
-                Band band = read.bands().get(i).withMaxDebt(in.readLong());
-                if (read.isComposite()) {
-                    builder.band(band);
-                } else {
-                    builder.single(band);
-                }
-            }
-            policy = builder.build();
             reservation = Reservation.fromBytes(in.readByteArray());
             actual = RateLimiter.checkActual(in.readLong());
         } catch (IllegalArgumentException e) {

@@ -10,7 +10,7 @@ import java.util.Objects;
 /**
  * What a {@link SettleProcessor} returns: one {@link Settlement}. Wire form (class id
  * {@link SerializationIds#SETTLE_RESULT}): the format byte, the status as its wire name (text, never an ordinal),
- * the actual cost, the excess (longs).
+ * the actual cost, the excess (longs), the debt flag (boolean).
  */
 final class SettleResult implements IdentifiedDataSerializable {
     private Settlement settlement;
@@ -35,6 +35,7 @@ final class SettleResult implements IdentifiedDataSerializable {
         out.writeString(settlement.status().wireName());
         out.writeLong(settlement.actual());
         out.writeLong(settlement.excess());
+        out.writeBoolean(settlement.debt());
     }
 
     @Override
@@ -51,7 +52,7 @@ final class SettleResult implements IdentifiedDataSerializable {
             throw new IOException("unknown settle status: " + name);
         }
         try {
-            settlement = new Settlement(status, in.readLong(), in.readLong());
+            settlement = new Settlement(status, in.readLong(), in.readLong(), in.readBoolean());
         } catch (IllegalArgumentException e) {
             throw new IOException("unreadable settlement: " + e.getMessage());
         }

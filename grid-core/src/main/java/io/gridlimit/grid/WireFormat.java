@@ -37,6 +37,14 @@ import java.util.concurrent.ConcurrentHashMap;
 final class WireFormat {
     /** The member attribute holding the newest format a member reads, as a decimal string. */
     static final String MEMBER_ATTRIBUTE = "gridlimit.wire";
+    /**
+     * The member attribute saying a member reads the reservation types (class ids 20 to 23,
+     * {@code gridlimit.ReservedState}; docs/SPEC.md §10): {@value #RESERVATIONS_VERSION}. A member without it is of a
+     * GridLimit before them.
+     */
+    static final String RESERVATIONS_ATTRIBUTE = "gridlimit.reservations";
+    /** The value of {@link #RESERVATIONS_ATTRIBUTE}. */
+    static final String RESERVATIONS_VERSION = "1";
     /** The form before versioning: class ids 1 to 3, no format byte. */
     static final byte UNVERSIONED = 1;
     /** The format written once every member advertises it. */
@@ -51,6 +59,7 @@ final class WireFormat {
     /** The clock of the refusal log's rate limit only (never of a decision): the system's UTC clock. */
     private static final io.gridlimit.time.TimeSource LOG_CLOCK = io.gridlimit.time.SystemTimeSource.systemUtc();
     private static volatile byte writeFormat = PREVIOUS;
+    private static volatile boolean reservations;
 
     private WireFormat() {
     }
@@ -58,6 +67,31 @@ final class WireFormat {
     /** @return the format to write now, in [{@link #PREVIOUS}, {@link #CURRENT}]; a volatile read */
     static byte writeFormat() {
         return writeFormat;
+    }
+
+    /**
+     * Whether reservations may be sent (docs/SPEC.md §10): every member of every running GridLimit instance of this
+     * JVM advertises {@link #RESERVATIONS_ATTRIBUTE}. During a rolling upgrade from a GridLimit before them,
+     * decisions are taken without reservations until the last old member has left. A volatile read.
+     *
+     * @return true when every member reads the reservation types
+     */
+    static boolean reservations() {
+        return reservations;
+    }
+
+    /** Sets {@link #reservations()} ({@link WireFormatListener} after a membership change). */
+    static void setReservations(boolean everywhere) {
+        reservations = everywhere;
+    }
+
+    /**
+     * @param members the members of a cluster
+     * @return true when every one advertises {@link #RESERVATIONS_ATTRIBUTE} (false for none)
+     */
+    static boolean allReadReservations(Collection<Member> members) {
+        return !members.isEmpty()
+                && members.stream().allMatch(m -> RESERVATIONS_VERSION.equals(m.getAttribute(RESERVATIONS_ATTRIBUTE)));
     }
 
     /** Sets the JVM's write format ({@link WireFormatListener} after a membership change). */
@@ -72,6 +106,7 @@ final class WireFormat {
      */
     static void advertise(Config config) {
         config.getMemberAttributeConfig().setAttribute(MEMBER_ATTRIBUTE, Byte.toString(CURRENT));
+        config.getMemberAttributeConfig().setAttribute(RESERVATIONS_ATTRIBUTE, RESERVATIONS_VERSION);
         track(config.getListenerConfigs());
     }
 

@@ -12,7 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Keeps {@link WireFormat#writeFormat()} at the lowest format every member advertises, for every running member
- * and client of this JVM configured through {@link GridLimitHazelcast} (registered there by class name, so each
+ * and client of this JVM configured through {@link GridLimitHazelcast}, and {@link WireFormat#reservations()} at
+ * whether every member reads the reservation types (registered there by class name, so each
  * instance gets its own). On every membership change it recomputes its own view
  * ({@link WireFormat#lowestAdvertised}) and then the JVM's: the lowest view of the live listeners (those of shut
  * down instances are dropped). Membership events are rare; the hot path reads only the result, a volatile.
@@ -24,6 +25,7 @@ public final class WireFormatListener implements InitialMembershipListener, Life
 
     private volatile HazelcastInstance instance;
     private volatile int view = WireFormat.UNVERSIONED;
+    private volatile boolean reservationsView;
     /** Set once the instance was seen running: only then does "not running" mean it has stopped. */
     private volatile boolean seenRunning;
 
@@ -38,16 +40,19 @@ public final class WireFormatListener implements InitialMembershipListener, Life
 
     @Override
     public void init(InitialMembershipEvent event) {
+        reservationsView = WireFormat.allReadReservations(event.getMembers());
         update(WireFormat.lowestAdvertised(event.getMembers()));
     }
 
     @Override
     public void memberAdded(MembershipEvent event) {
+        reservationsView = WireFormat.allReadReservations(event.getMembers());
         update(WireFormat.lowestAdvertised(event.getMembers()));
     }
 
     @Override
     public void memberRemoved(MembershipEvent event) {
+        reservationsView = WireFormat.allReadReservations(event.getMembers());
         update(WireFormat.lowestAdvertised(event.getMembers()));
     }
 
@@ -75,14 +80,17 @@ public final class WireFormatListener implements InitialMembershipListener, Life
 
     private static synchronized void recompute() {
         int lowest = Integer.MAX_VALUE;
+        boolean reservations = true;
         for (WireFormatListener l : LIVE) {
             HazelcastInstance i = l.instance;
             if (l.seenRunning && !i.getLifecycleService().isRunning()) {
                 LIVE.remove(l);
             } else {
                 lowest = Math.min(lowest, l.view);
+                reservations &= l.reservationsView;
             }
         }
+        WireFormat.setReservations(reservations && lowest != Integer.MAX_VALUE);
         WireFormat.setWriteFormat((byte) (lowest == Integer.MAX_VALUE ? WireFormat.UNVERSIONED
                 : Math.min(lowest, WireFormat.CURRENT)));
     }

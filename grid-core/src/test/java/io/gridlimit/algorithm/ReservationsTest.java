@@ -76,6 +76,10 @@ class ReservationsTest {
         return new Settlement(Status.SETTLED, actual, excess);
     }
 
+    private static Settlement inDebt(long actual, long excess) {
+        return new Settlement(Status.SETTLED, actual, excess, true);
+    }
+
     @ParameterizedTest
     @EnumSource(names = {"TOKEN_BUCKET", "GCRA"})
     void bucketGivesTokensBackAsIfTheActualCostHadBeenTaken(Algorithm algorithm) {
@@ -112,7 +116,7 @@ class ReservationsTest {
         ReservedKey key = new ReservedKey(bucket(algorithm, 10, 10));
         Reservation r = key.reserve(2, T0).reservation(); // 8 left
         // settle to 15: 13 more; 8 - 13 = -5 (within the maximum debt 10)
-        assertThat(key.settle(r, 15, T0)).isEqualTo(settled(15, 0));
+        assertThat(key.settle(r, 15, T0)).isEqualTo(inDebt(15, 0));
         // remaining max(0, -5) = 0; full after 15 tokens (15 s); 1 token after 6 s
         assertThat(key.take(1, T0)).isEqualTo(denied(10, 0, 15 * S, 6 * S));
         assertThat(key.take(1, T0 + 6 * S)).isEqualTo(allowed(10, 0, 10 * S));
@@ -128,7 +132,7 @@ class ReservationsTest {
         ReservedKey key = new ReservedKey(bucket(algorithm, 10, 10));
         Reservation r = key.reserve(2, T0).reservation(); // 8 left
         // settle to 25: 23 more, but the balance stops at -10: 18 charged, 5 reported
-        assertThat(key.settle(r, 25, T0)).isEqualTo(settled(25, 5));
+        assertThat(key.settle(r, 25, T0)).isEqualTo(inDebt(25, 5));
         assertThat(key.take(1, T0)).isEqualTo(denied(10, 0, 20 * S, 11 * S));
 
         ReservedKey none = new ReservedKey(bucket(algorithm, 10, 0));
@@ -198,7 +202,7 @@ class ReservationsTest {
         ReservedKey key = new ReservedKey(Policy.builder("p").fixedWindow(10, Duration.ofMinutes(1)).build());
         Reservation r = key.reserve(5, T0).reservation();
         // 20 more asked; count may reach 10 + 10: 15 charged, 5 reported
-        assertThat(key.settle(r, 25, T0 + S)).isEqualTo(settled(25, 5));
+        assertThat(key.settle(r, 25, T0 + S)).isEqualTo(inDebt(25, 5));
         // count 20 > 10: remaining 0, retry when the window ends
         assertThat(key.take(1, T0 + S)).isEqualTo(denied(10, 0, 59 * S, 59 * S));
         assertThat(key.take(10, T0 + 60 * S)).isEqualTo(allowed(10, 0, 60 * S));
@@ -221,7 +225,7 @@ class ReservationsTest {
         ReservedKey same = new ReservedKey(policy);
         Reservation r2 = same.reserve(6, T0 + 30 * S).reservation();
         // same window: current 6 -> 14 (8 more); remaining max(0, 10 - 14) = 0
-        assertThat(same.settle(r2, 14, T0 + 40 * S)).isEqualTo(settled(14, 0));
+        assertThat(same.settle(r2, 14, T0 + 40 * S)).isEqualTo(inDebt(14, 0));
         assertThat(same.take(1, T0 + 40 * S).remaining()).isZero();
     }
 

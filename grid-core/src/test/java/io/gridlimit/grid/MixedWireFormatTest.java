@@ -104,6 +104,7 @@ class MixedWireFormatTest {
     /** No attribute, no wire-format listener, and token-bucket states without the format field. */
     private static void actAsTheVersionBefore(Config c) {
         c.getMemberAttributeConfig().removeAttribute(WireFormat.MEMBER_ATTRIBUTE);
+        c.getMemberAttributeConfig().removeAttribute(WireFormat.RESERVATIONS_ATTRIBUTE);
         c.getListenerConfigs().removeIf(l -> WireFormatListener.class.getName().equals(l.getClassName()));
         List<CompactSerializer<?>> serializers = new ArrayList<>(StateSerializers.all());
         serializers.removeIf(s -> s instanceof StateSerializers.TokenBucket);

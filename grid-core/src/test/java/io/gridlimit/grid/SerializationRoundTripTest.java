@@ -107,6 +107,14 @@ class SerializationRoundTripTest {
         assertThat(statedBack.decisions()[0].policyVersion()).isEqualTo(9);
         assertThat(statedBack.decisions()[0].reservation()).isEqualTo(r);
 
+        // a catalog record and update keep each band's maximum debt (docs/SPEC.md §10, §11)
+        PolicyRecord record = new PolicyRecord("api", 2, PolicyRecord.Origin.API, "alice", 1_767_225_601_000L,
+                policy, List.of(new SeenPolicies.Versioned(1, policy)));
+        PolicyRecord recordBack = roundTrip(record);
+        assertThat(recordBack).isEqualTo(record);
+        assertThat(recordBack.policy().bands()).extracting(Band::maxDebt).containsExactly(0L, 7L);
+        assertThat(recordBack.earlier().get(0).policy().bands()).extracting(Band::maxDebt).containsExactly(0L, 7L);
+
         SettleProcessor settle = roundTrip(new SettleProcessor(policy, r, 1_000_000_000_000_000L));
         assertThat(settle.policy()).isEqualTo(policy);
         assertThat(settle.policy().bands()).extracting(Band::maxDebt).containsExactly(0L, 7L);

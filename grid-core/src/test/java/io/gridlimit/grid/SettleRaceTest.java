@@ -92,7 +92,7 @@ class SettleRaceTest {
                 for (int i = 0; i < RESERVATIONS_PER_THREAD; i++) {
                     long cost = 1 + random.nextInt(5);
                     Decision d = i % 3 == 0 ? limiter.reserve(policy, key, cost)
-                            : limiter.reserveAsync(policy, key, cost, null).toCompletableFuture().get();
+                            : limiter.reserveAsync(policy, key, cost).toCompletableFuture().get();
                     assertThat(d.allowed()).isTrue();
                     open.add(d.reservation());
                     if (random.nextBoolean() && !open.isEmpty()) {

@@ -206,6 +206,28 @@ class WireFixtureTest {
         assertThat(WireFormat.shouldLog(key, 5 + WireFormat.REFUSAL_LOG_INTERVAL_NANOS)).isTrue();
     }
 
+    @Test
+    void reservationsAndSettles() {
+        DecideProcessor reserve = frozen(2, "ReserveProcessor",
+                new DecideProcessor(WireFixtures.SINGLE, 3).reserving());
+        assertThat(reserve.reserves()).isTrue();
+        assertThat(reserve.cost()).isEqualTo(3);
+        DecisionResult result = frozen(2, "ReserveResult",
+                new DecisionResult(WireFixtures.RESERVED_DECISIONS).reserving());
+        assertThat(result.decisions()).containsExactly(WireFixtures.RESERVED_DECISIONS);
+        SettleProcessor settle = frozen(2, "SettleProcessor",
+                new SettleProcessor(WireFixtures.SINGLE, WireFixtures.RESERVATION, 7));
+        assertThat(settle.reservation()).isEqualTo(WireFixtures.RESERVATION);
+        assertThat(settle.actual()).isEqualTo(7);
+        io.gridlimit.api.Settlement s = new io.gridlimit.api.Settlement(
+                io.gridlimit.api.Settlement.Status.SETTLED, 7, 2, true);
+        assertThat(frozen(2, "SettleResult", new SettleResult(s)).settlement()).isEqualTo(s);
+        LimiterState state = WireFixtures.format2States().get("ReservedState");
+        byte[] bytes = bytes(2, "ReservedState");
+        assertThat(HEX.formatHex(ss.toData(state).toByteArray())).isEqualTo(HEX.formatHex(bytes));
+        assertThat((Object) ss.toObject(new HeapData(bytes))).isEqualTo(state);
+    }
+
     /** Asserts the value encodes to the frozen bytes and returns what the frozen bytes decode to. */
     private <T> T frozen(int format, String name, T value) {
         byte[] bytes = bytes(format, name);

@@ -42,6 +42,17 @@ final class WireFixtures {
         new Decision(true, 10, 9, 1_000_000_000L, Decision.NO_RETRY, null),
         new Decision(false, 100, 0, 7, 5, "hourly")};
 
+    /** A reservation of {@link #SINGLE} with an all-zero MAC (docs/SPEC.md §10). */
+    static final io.gridlimit.api.Reservation RESERVATION = new io.gridlimit.api.Reservation("api", "user:1", 11, 4,
+            T, T + 2_000_000_000L, 3, java.util.List.of(io.gridlimit.api.Reservation.BandShape.of(
+                    SINGLE.bands().get(0))), new byte[io.gridlimit.api.Reservation.MAC_BYTES]);
+    static final Decision[] RESERVED_DECISIONS = {
+        new Decision(true, 10, 7, 600_000_000L, Decision.NO_RETRY, null, RESERVATION),
+        new Decision(false, 10, 0, 7, 5, null)};
+    static final io.gridlimit.algorithm.ReservedState RESERVED_STATE = new io.gridlimit.algorithm.ReservedState(
+            TOKEN_BUCKET, 11, 22, 33, 5, T + 2_000_000_000L, 2, new long[] {3}, new long[] {T + 1_000_000_000L},
+            new long[] {7});
+
     private WireFixtures() {
     }
 
@@ -54,6 +65,13 @@ final class WireFixtures {
         states.put("SlidingWindowLogState", SLIDING_WINDOW_LOG);
         states.put("SlidingWindowCounterState", SLIDING_WINDOW_COUNTER);
         states.put("CompositeState", COMPOSITE_STATE);
+        return states;
+    }
+
+    /** @return the state fixtures first written in format 2 (no format-1 form), by name */
+    static Map<String, LimiterState> format2States() {
+        Map<String, LimiterState> states = new LinkedHashMap<>();
+        states.put("ReservedState", RESERVED_STATE);
         return states;
     }
 }

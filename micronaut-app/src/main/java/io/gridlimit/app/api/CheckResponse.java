@@ -24,6 +24,11 @@ import java.util.Objects;
  *     cost would be admitted if nothing else arrives; null when admitted or when the cost can never be admitted
  * @param policy the policy name, as requested
  * @param band the binding band's name for a composite policy; null for a single-band policy
+ * @param reservation for a check sent with {@code "reserve": true} that was admitted (and not given back): the
+ *     reservation token to settle with {@code POST /v1/ratelimit/settle} (docs/SPEC.md §10); absent otherwise
+ * @param givenBack in a batch sent with {@code "atomic": true}: true when this check's admission was given back
+ *     because another check was denied, so it consumed nothing; false when it stands (or was denied); absent
+ *     outside atomic batches
  */
 @Serdeable
 @JsonInclude(JsonInclude.Include.ALWAYS)
@@ -34,7 +39,9 @@ public record CheckResponse(
         long resetAfterMillis,
         @Nullable Long retryAfterMillis,
         String policy,
-        @Nullable String band) {
+        @Nullable String band,
+        @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable String reservation,
+        @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Boolean givenBack) {
 
     private static final long NANOS_PER_MILLI = 1_000_000L;
 
@@ -52,7 +59,25 @@ public record CheckResponse(
         Long retryAfterMillis = decision.retryAfterNanos() == Decision.NO_RETRY
                 ? null : ceilMillis(decision.retryAfterNanos());
         return new CheckResponse(decision.allowed(), decision.limit(), decision.remaining(),
-                ceilMillis(decision.resetAfterNanos()), retryAfterMillis, policy, decision.band());
+                ceilMillis(decision.resetAfterNanos()), retryAfterMillis, policy, decision.band(), null, null);
+    }
+
+    /**
+     * @param token the reservation token, or null
+     * @return this response carrying {@code token}
+     */
+    CheckResponse withReservation(@Nullable String token) {
+        return new CheckResponse(allowed, limit, remaining, resetAfterMillis, retryAfterMillis, policy, band, token,
+                givenBack);
+    }
+
+    /**
+     * @param back whether the admission was given back
+     * @return this response in an atomic batch's form (given back: no reservation)
+     */
+    CheckResponse withGivenBack(boolean back) {
+        return new CheckResponse(allowed, limit, remaining, resetAfterMillis, retryAfterMillis, policy, band,
+                back ? null : reservation, back);
     }
 
     /**

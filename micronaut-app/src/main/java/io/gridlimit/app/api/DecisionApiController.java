@@ -2,6 +2,7 @@ package io.gridlimit.app.api;
 
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.RateLimiter;
+import io.gridlimit.api.Settlement;
 import io.gridlimit.internal.Futures;
 import io.gridlimit.micronaut.PolicyRegistry;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
@@ -29,6 +30,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -62,13 +64,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  * fails (a batch: as soon as one of its checks fails) or does not answer within
  * {@code gridlimit.decision-api.timeout} (default 1 s). The HTTP filter's {@code gridlimit.grid-timeout} is not
  * used here: an API caller applies its own deadline and fallback, and this bound only keeps a request from waiting
- * forever. A batch that fails this way may have consumed quota for the checks decided before the failure.
+ * forever. A request answered 503 consumed nothing: every check is taken as a reservation, and on the 503 the
+ * admissions are given back, checks still queued are never sent and one in flight is given back when it arrives
+ * (docs/SPEC.md §10).
+ *
+ * <p><b>Reservations</b> (docs/SPEC.md §10): a check with {@code "reserve": true} answers its {@code "reservation"}
+ * token; {@code POST /v1/ratelimit/settle} with {@code {"reservation", "actual"}} settles it ({@link #settle}). A
+ * batch with {@code "atomic": true} gives back every check when any is denied, and says so per check
+ * ({@code "givenBack"}).
  *
  * <p><b>Shadow policies</b> ({@code shadow: true}) are reported as computed: a denial reads {@code "allowed":
  * false}. Shadow mode is the filter's business (it admits anyway); an API caller decides what to do with the
  * answer. A denial consumes nothing (SPEC §3).
  *
- * <p>Every decision goes through {@link RateLimiter#tryAcquireAsync}: the handlers return futures and never block
+ * <p>Every decision goes through {@link RateLimiter#reserveAsync(io.gridlimit.api.Policy, String, long)}: the
+ * handlers return futures and never block
  * the Netty event loop (docs/SPEC.md §5: never blocked on the grid).
  */
 @Requires(property = Application.SERVICE_PROPERTY, value = "true")
@@ -121,9 +131,55 @@ public class DecisionApiController {
         } catch (InvalidCheckException e) {
             return CompletableFuture.completedFuture(ApiProblems.of(e.status(), e.getMessage()));
         }
-        return withTimeout(decide(check))
-                .<HttpResponse<?>>thenApply(HttpResponse::ok)
-                .exceptionally(e -> failure(e, List.of(check)));
+        Attempt attempt = new Attempt(resolved(List.of(check)));
+        return withTimeout(attempt.decide(0))
+                .<HttpResponse<?>>thenApply(r -> HttpResponse.ok(attempt.shown(0, r)))
+                .exceptionally(e -> {
+                    attempt.finish();
+                    return failure(e, List.of(check));
+                });
+    }
+
+    /**
+     * Settles a reservation that a check with {@code "reserve": true} returned (docs/SPEC.md §10).
+     *
+     * @param body the raw request body, JSON {@code {"reservation": string, "actual": integer}}; null when absent
+     * @return a future of 200 with a {@link SettleResponse} ({@code settled}, or {@code already-settled} for a
+     *     retry), or of a problem: 400 for a malformed body, token or actual and for a forged reservation, 404 for
+     *     an unknown policy or a reservation its key's state does not hold, 410 for an expired one, 503 when the
+     *     grid fails or does not answer in time (the settle may or may not have happened; retrying is safe)
+     */
+    @Post(uri = "/settle", consumes = MediaType.APPLICATION_JSON,
+            produces = {MediaType.APPLICATION_JSON, Problem.MEDIA_TYPE})
+    public CompletableFuture<HttpResponse<?>> settle(@Body @Nullable byte[] body) {
+        CheckRequests.Settle settle;
+        try {
+            settle = CheckRequests.settle(parse(body), policies);
+        } catch (InvalidCheckException e) {
+            return CompletableFuture.completedFuture(ApiProblems.of(e.status(), e.getMessage()));
+        }
+        String policyName = settle.policy().name();
+        CompletableFuture<Settlement> stage;
+        try {
+            stage = rateLimiter.settleAsync(settle.policy(), settle.reservation(), settle.actual())
+                    .toCompletableFuture();
+        } catch (RuntimeException e) {
+            stage = CompletableFuture.failedFuture(e);
+        }
+        return withTimeout(stage).<HttpResponse<?>>thenApply(s -> {
+            metrics.settle(GridLimitMetrics.Source.API, policyName, s);
+            return switch (s.status()) {
+                case SETTLED, ALREADY_SETTLED -> HttpResponse.ok(SettleResponse.of(s, policyName));
+                case EXPIRED -> ApiProblems.of(HttpStatus.GONE, "reservation has expired (its window has ended):"
+                        + " the reserved cost stands");
+                case UNKNOWN -> ApiProblems.of(HttpStatus.NOT_FOUND, "reservation is unknown to its key's state"
+                        + " (the state expired or was lost, or its settle records were closed): the reserved cost"
+                        + " stands");
+                case FORGED -> ApiProblems.of(HttpStatus.BAD_REQUEST, "reservation's signature does not match its"
+                        + " key's state: it was not issued for this key, or was altered");
+            };
+        }).exceptionally(e -> failure(e, List.of(new CheckRequests.Check(settle.policy(),
+                settle.reservation().key(), 1))));
     }
 
     /**
@@ -136,27 +192,46 @@ public class DecisionApiController {
     @Post(uri = "/check/batch", consumes = MediaType.APPLICATION_JSON,
             produces = {MediaType.APPLICATION_JSON, Problem.MEDIA_TYPE})
     public CompletableFuture<HttpResponse<?>> batch(@Body @Nullable byte[] body) {
-        List<CheckRequests.Check> checks;
+        CheckRequests.Batch batch;
         try {
-            checks = CheckRequests.batch(parse(body), policies, MAX_BATCH_CHECKS);
+            batch = CheckRequests.batchRequest(parse(body), policies, MAX_BATCH_CHECKS);
         } catch (InvalidCheckException e) {
             return CompletableFuture.completedFuture(ApiProblems.of(e.status(), e.getMessage()));
         }
-        List<CompletableFuture<CheckResponse>> decisions = new ArrayList<>(checks.size());
-        Map<String, CompletableFuture<CheckResponse>> lastByKey = new HashMap<>();
-        for (CheckRequests.Check check : checks) {
-            // Same policy and key: decide after the previous check of that key, in request order.
+        List<CheckRequests.Check> checks = resolved(batch.checks());
+        Attempt attempt = new Attempt(checks);
+        List<CompletableFuture<Decision>> decisions = new ArrayList<>(checks.size());
+        Map<String, CompletableFuture<Decision>> lastByKey = new HashMap<>();
+        for (int i = 0; i < checks.size(); i++) {
+            CheckRequests.Check check = checks.get(i);
+            int index = i;
+            // Same policy and key: decide after the previous check of that key, in request order; once the
+            // batch is answered 503, the rest of the chain is never sent.
             String id = check.policy().name() + '\u0000' + check.key();
-            CompletableFuture<CheckResponse> previous = lastByKey.get(id);
-            CompletableFuture<CheckResponse> decision = previous == null ? decide(check)
-                    : previous.thenCompose(ignored -> decide(check));
+            CompletableFuture<Decision> previous = lastByKey.get(id);
+            CompletableFuture<Decision> decision = previous == null ? attempt.decide(index)
+                    : previous.thenCompose(ignored -> attempt.decide(index));
             lastByKey.put(id, decision);
             decisions.add(decision);
         }
         return withTimeout(allOrFirstFailure(decisions))
-                .<HttpResponse<?>>thenApply(ignored -> HttpResponse.ok(
-                        new BatchCheckResponse(decisions.stream().map(CompletableFuture::join).toList())))
-                .exceptionally(e -> failure(e, checks));
+                .<HttpResponse<?>>thenApply(ignored -> {
+                    List<Decision> decided = decisions.stream().map(CompletableFuture::join).toList();
+                    boolean giveBack = batch.atomic() && decided.stream().anyMatch(d -> !d.allowed());
+                    if (giveBack) {
+                        attempt.giveBackAll(GridLimitMetrics.GiveBackReason.DENIED);
+                    }
+                    List<CheckResponse> answers = new ArrayList<>(decided.size());
+                    for (int i = 0; i < decided.size(); i++) {
+                        CheckResponse r = attempt.shown(i, decided.get(i));
+                        answers.add(batch.atomic() ? r.withGivenBack(giveBack && decided.get(i).allowed()) : r);
+                    }
+                    return HttpResponse.ok(new BatchCheckResponse(answers));
+                })
+                .exceptionally(e -> {
+                    attempt.finish();
+                    return failure(e, checks);
+                });
     }
 
     /**
@@ -215,35 +290,137 @@ public class DecisionApiController {
         return StrictJson.parse(body);
     }
 
-    private CompletableFuture<CheckResponse> decide(CheckRequests.Check check) {
-        CompletableFuture<CheckResponse> result = new CompletableFuture<>();
-        CompletionStage<Decision> stage;
-        // an override of this key names the policy that decides it instead (docs/SPEC.md §11)
-        io.gridlimit.api.Policy policy = catalog.resolve(check.policy(), check.key());
-        try {
-            stage = rateLimiter.tryAcquireAsync(policy, check.key(), check.cost());
-        } catch (RuntimeException e) {
-            result.completeExceptionally(e);
-            return result;
+    /**
+     * One request's checks, each taken as a reservation so that it can be given back (docs/SPEC.md §10): when the
+     * request is answered 503 (a grid failure or the timeout) every admission is given back and nothing more is
+     * sent; a check still queued in the limiter is cancelled (never sent), one in flight is given back by the
+     * limiter when its admission arrives ({@code reason=late}). An atomic batch with a denial gives back its
+     * admissions the same way ({@code reason=denied}).
+     */
+    private final class Attempt {
+        private final List<CheckRequests.Check> checks;
+        private final Decision[] admitted;
+        private final List<CompletableFuture<Decision>> sent = new ArrayList<>();
+        private boolean over;
+
+        Attempt(List<CheckRequests.Check> checks) {
+            this.checks = checks;
+            this.admitted = new Decision[checks.size()];
         }
-        String policyName = policy.name();
-        stage.whenComplete((decision, error) -> {
-            if (error != null) {
-                result.completeExceptionally(error);
-            } else {
+
+        /** Sends check {@code i}, unless the request was already answered 503. */
+        CompletableFuture<Decision> decide(int i) {
+            CheckRequests.Check check = checks.get(i);
+            CompletableFuture<Decision> result = new CompletableFuture<>();
+            CompletableFuture<Decision> stage;
+            synchronized (this) {
+                if (over) {
+                    result.completeExceptionally(new CancellationException("the request was answered 503"));
+                    return result;
+                }
+                try {
+                    stage = rateLimiter.reserveAsync(check.policy(), check.key(), check.cost())
+                            .toCompletableFuture();
+                } catch (RuntimeException e) {
+                    result.completeExceptionally(e);
+                    return result;
+                }
+                sent.add(stage);
+            }
+            String policyName = check.policy().name();
+            stage.whenComplete((decision, error) -> {
+                if (error != null) {
+                    result.completeExceptionally(error);
+                    return;
+                }
                 metrics.decision(GridLimitMetrics.Source.API, policyName,
                         decision.allowed() ? GridLimitMetrics.Outcome.ALLOWED : GridLimitMetrics.Outcome.DENIED);
-                result.complete(CheckResponse.of(decision, policyName));
+                if (decision.reservation() != null) {
+                    boolean late;
+                    synchronized (this) {
+                        late = over;
+                        if (!late) {
+                            admitted[i] = decision;
+                        }
+                    }
+                    if (late) { // answered 503 meanwhile: this admission must not stand
+                        giveBack(check, decision, GridLimitMetrics.GiveBackReason.FAILED);
+                    }
+                }
+                result.complete(decision);
+            });
+            return result;
+        }
+
+        /** Answered 503: nothing more is sent, queued checks are cancelled, admissions given back. */
+        void finish() {
+            List<CompletableFuture<Decision>> pending;
+            synchronized (this) {
+                if (over) {
+                    return;
+                }
+                over = true;
+                pending = List.copyOf(sent);
             }
-        });
-        return result;
+            pending.forEach(f -> f.cancel(false)); // queued: never sent; in flight: given back by the limiter
+            giveBackAll(GridLimitMetrics.GiveBackReason.FAILED);
+        }
+
+        /** Gives back every admission recorded so far, once. */
+        void giveBackAll(GridLimitMetrics.GiveBackReason reason) {
+            for (int i = 0; i < admitted.length; i++) {
+                Decision d;
+                synchronized (this) {
+                    d = admitted[i];
+                    admitted[i] = null;
+                }
+                if (d != null) {
+                    giveBack(checks.get(i), d, reason);
+                }
+            }
+        }
+
+        /** The answer of check {@code i}: its reservation shown only when it asked for one. */
+        CheckResponse shown(int i, Decision decision) {
+            CheckRequests.Check check = checks.get(i);
+            CheckResponse r = CheckResponse.of(decision, check.policy().name());
+            if (check.reserve() && decision.reservation() != null) {
+                metrics.reservation(GridLimitMetrics.Source.API, check.policy().name());
+                return r.withReservation(decision.reservation().token());
+            }
+            return r;
+        }
+
+        private void giveBack(CheckRequests.Check check, Decision decision, GridLimitMetrics.GiveBackReason reason) {
+            String policyName = check.policy().name();
+            CompletionStage<Settlement> back;
+            try {
+                back = rateLimiter.giveBack(check.policy(), decision.reservation());
+            } catch (RuntimeException e) {
+                back = CompletableFuture.failedFuture(e);
+            }
+            back.whenComplete((s, e) -> metrics.giveBack(policyName, reason, e == null ? s : null));
+        }
+    }
+
+    /**
+     * The checks with each key's override applied (docs/SPEC.md §11): the policy that decides the key instead,
+     * resolved on this replica from its local copy; the answer names it.
+     */
+    private List<CheckRequests.Check> resolved(List<CheckRequests.Check> checks) {
+        List<CheckRequests.Check> out = new ArrayList<>(checks.size());
+        for (CheckRequests.Check c : checks) {
+            io.gridlimit.api.Policy policy = catalog.resolve(c.policy(), c.key());
+            out.add(policy == c.policy() ? c : new CheckRequests.Check(policy, c.key(), c.cost(), c.reserve()));
+        }
+        return out;
     }
 
     /** Completes when every future has, or exceptionally as soon as one fails (unlike {@code allOf}). */
-    private static CompletableFuture<Void> allOrFirstFailure(List<CompletableFuture<CheckResponse>> futures) {
+    private static CompletableFuture<Void> allOrFirstFailure(List<CompletableFuture<Decision>> futures) {
         CompletableFuture<Void> all = new CompletableFuture<>();
         AtomicInteger pending = new AtomicInteger(futures.size());
-        for (CompletableFuture<CheckResponse> f : futures) {
+        for (CompletableFuture<Decision> f : futures) {
             f.whenComplete((ignored, error) -> {
                 if (error != null) {
                     all.completeExceptionally(error);

@@ -78,7 +78,7 @@ public class PolicyAdminController {
     private static final Logger LOG = LoggerFactory.getLogger(PolicyAdminController.class);
     private static final Set<String> BAND_FIELDS = PolicyDefinitions.PARAMETERS;
     private static final Set<String> POLICY_FIELDS = Set.of("algorithm", "capacity", "refill-tokens",
-            "refill-period", "limit", "window", "bands");
+            "refill-period", "limit", "window", "max-debt", "bands");
 
     private final PolicySource policies;
     private final CatalogMetrics metrics;
@@ -520,7 +520,7 @@ public class PolicyAdminController {
         return new PolicyDefinitions.Definition(text(path, node, "algorithm", errors),
                 whole(path, node, "capacity", errors), whole(path, node, "refill-tokens", errors),
                 duration(path, node, "refill-period", errors), whole(path, node, "limit", errors),
-                duration(path, node, "window", errors), bands);
+                duration(path, node, "window", errors), bands, whole(path, node, "max-debt", errors));
     }
 
     private static String at(String path, String field) {

@@ -25,20 +25,20 @@ class CheckResponseTest {
     void admittedDecisionHasNoRetryAfter() {
         Decision d = new Decision(true, 5, 4, 10_000_000_001L, Decision.NO_RETRY, null);
         assertThat(CheckResponse.of(d, "demo"))
-                .isEqualTo(new CheckResponse(true, 5, 4, 10_001, null, "demo", null));
+                .isEqualTo(new CheckResponse(true, 5, 4, 10_001, null, "demo", null, null, null));
     }
 
     @Test
     void deniedDecisionCarriesRetryAfterAndBand() {
         Decision d = new Decision(false, 1000, 0, 1, 5_000_000_001L, "hourly");
         assertThat(CheckResponse.of(d, "tiers"))
-                .isEqualTo(new CheckResponse(false, 1000, 0, 1, 5_001L, "tiers", "hourly"));
+                .isEqualTo(new CheckResponse(false, 1000, 0, 1, 5_001L, "tiers", "hourly", null, null));
     }
 
     @Test
     void unsatisfiableDenialHasNoRetryAfter() {
         Decision d = new Decision(false, 5, 5, 0, Decision.NO_RETRY, null);
         assertThat(CheckResponse.of(d, "demo"))
-                .isEqualTo(new CheckResponse(false, 5, 5, 0, null, "demo", null));
+                .isEqualTo(new CheckResponse(false, 5, 5, 0, null, "demo", null, null, null));
     }
 }

@@ -163,11 +163,11 @@ public class GridLimitConfigFactory {
                 bands = new LinkedHashMap<>();
                 for (PolicyProperties.Band b : declared(p.bands(), PolicyProperties.Band::name, path + ".bands")) {
                     bands.put(b.name(), new PolicyDefinitions.Definition(b.algorithm(), b.capacity(),
-                            b.refillTokens(), b.refillPeriod(), b.limit(), b.window(), null));
+                            b.refillTokens(), b.refillPeriod(), b.limit(), b.window(), null, b.maxDebt()));
                 }
             }
             return PolicyDefinitions.policy(path, p.name(), new PolicyDefinitions.Definition(p.algorithm(),
-                    p.capacity(), p.refillTokens(), p.refillPeriod(), p.limit(), p.window(), bands), this::raw,
+                    p.capacity(), p.refillTokens(), p.refillPeriod(), p.limit(), p.window(), bands, p.maxDebt()), this::raw,
                     errors);
         }
 

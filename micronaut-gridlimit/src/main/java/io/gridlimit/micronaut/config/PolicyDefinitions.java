@@ -23,7 +23,7 @@ import java.util.function.BiFunction;
 public final class PolicyDefinitions {
     /** The parameters a policy or band may set, as written. */
     public static final Set<String> PARAMETERS = Set.of("algorithm", "capacity", "refill-tokens", "refill-period",
-            "limit", "window");
+            "limit", "window", "max-debt");
 
     private PolicyDefinitions() {
     }
@@ -38,10 +38,12 @@ public final class PolicyDefinitions {
      * @param limit the quota per window, or null
      * @param window the window, or null
      * @param bands named bands in declared order (a composite), or null
+     * @param maxDebt the maximum debt (docs/SPEC.md §10), or null: for a band, its policy's, else its quota; for a
+     *     composite policy, the default of its bands
      */
     public record Definition(@Nullable String algorithm, @Nullable Long capacity, @Nullable Long refillTokens,
                              @Nullable Duration refillPeriod, @Nullable Long limit, @Nullable Duration window,
-                             @Nullable Map<String, Definition> bands) {
+                             @Nullable Map<String, Definition> bands, @Nullable Long maxDebt) {
     }
 
     /**
@@ -86,7 +88,8 @@ public final class PolicyDefinitions {
         try {
             Policy.Builder builder = Policy.builder(name);
             if (d.bands() == null || d.bands().isEmpty()) {
-                return builder.single(band(path, name, d, raw, errors)).build();
+                return builder.single(debt(path, band(path, name, d, raw, errors), d.maxDebt(), raw, errors))
+                        .build();
             }
             if (d.algorithm() != null) {
                 errors.add(at(path, "algorithm") + ": '" + d.algorithm() + "' is set beside bands: set either "
@@ -94,7 +97,10 @@ public final class PolicyDefinitions {
                 return null;
             }
             for (Map.Entry<String, Definition> b : d.bands().entrySet()) {
-                builder.band(band(at(path, "bands." + b.getKey()), b.getKey(), b.getValue(), raw, errors));
+                String bandPath = at(path, "bands." + b.getKey());
+                Long bandDebt = b.getValue().maxDebt();
+                builder.band(debt(bandDebt != null ? bandPath : path, band(bandPath, b.getKey(), b.getValue(), raw,
+                        errors), bandDebt != null ? bandDebt : d.maxDebt(), raw, errors));
             }
             return builder.build();
         } catch (IllegalArgumentException e) {
@@ -107,6 +113,20 @@ public final class PolicyDefinitions {
 
     private static String at(String path, String field) {
         return path.isEmpty() ? field : path + "." + field;
+    }
+
+    /** A band with its maximum debt (docs/SPEC.md §10), checked by {@link Band#withMaxDebt}; null keeps the default. */
+    private static Band debt(String path, Band band, @Nullable Long maxDebt, BiFunction<String, Object, String> raw,
+                             java.util.Collection<String> errors) {
+        if (maxDebt == null) {
+            return band;
+        }
+        try {
+            return band.withMaxDebt(maxDebt);
+        } catch (IllegalArgumentException e) {
+            throw refuse(errors, at(path, "max-debt"), "'" + raw.apply(at(path, "max-debt"), maxDebt)
+                    + "' is refused: " + e.getMessage());
+        }
     }
 
     private static Band band(String path, String name, Definition d, BiFunction<String, Object, String> raw,
@@ -186,6 +206,9 @@ public final class PolicyDefinitions {
         } else {
             out.put("limit", b.limit());
             out.put("window", duration(b.windowNanos()));
+        }
+        if (b.maxDebt() != b.quota()) {
+            out.put("max-debt", b.maxDebt());
         }
         return out;
     }

@@ -23,12 +23,14 @@ import java.util.List;
  * @param window the window (window algorithms)
  * @param shadow true to evaluate and report without ever denying
  * @param bands the bands of a composite policy, or null
+ * @param maxDebt how far below zero a settle may take the balance (docs/SPEC.md §10), in the band's units; for a
+ *     composite, the default of every band without its own; null: the band's quota
  */
 @EachProperty("gridlimit.policies")
 public record PolicyProperties(@Parameter String name, @Nullable String algorithm, @Nullable Long capacity,
                                @Nullable Long refillTokens, @Nullable Duration refillPeriod, @Nullable Long limit,
                                @Nullable Duration window, @Bindable(defaultValue = "false") boolean shadow,
-                               @Nullable List<Band> bands) {
+                               @Nullable List<Band> bands, @Nullable Long maxDebt) {
     /**
      * One band of a composite policy, {@code gridlimit.policies.<name>.bands.<band>}; parameters as above.
      *
@@ -39,10 +41,11 @@ public record PolicyProperties(@Parameter String name, @Nullable String algorith
      * @param refillPeriod the refill period
      * @param limit the quota per window
      * @param window the window
+     * @param maxDebt the band's maximum debt (docs/SPEC.md §10); null: the policy's, else the band's quota
      */
     @EachProperty("bands")
     public record Band(@Parameter String name, @Nullable String algorithm, @Nullable Long capacity,
                        @Nullable Long refillTokens, @Nullable Duration refillPeriod, @Nullable Long limit,
-                       @Nullable Duration window) {
+                       @Nullable Duration window, @Nullable Long maxDebt) {
     }
 }

@@ -26,13 +26,15 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Asks the grid about a request's rules, one after the other, without ever blocking the Netty event loop
- * (SPEC §5). Each rule is asked with {@link RateLimiter#tryAcquireAsync(Policy, String, long,
- * java.util.concurrent.Executor)} completing on the request's event loop, bounded by {@code grid-timeout} on that
+ * (SPEC §5). Each rule is asked with {@link RateLimiter#reserveAsync(Policy, String, long,
+ * java.util.concurrent.Executor)} (a reservation, so that it can be given back or settled, docs/SPEC.md §10)
+ * completing on the request's event loop, bounded by {@code grid-timeout} on that
  * loop's own timer; the next rule is asked only when the previous one admitted (or denied in shadow mode).
  *
  * <p>Failures (timeout or grid error) are counted ({@value GridLimitMetrics#GRID_ERRORS}, with the latency) and
  * logged at most every 10 s (each one at debug). A timed-out request is cancelled at the limiter before its
- * answer moves on, so a request still queued on this replica (coalescing) is never sent and consumes nothing.
+ * answer moves on, so a request still queued on this replica (coalescing) is never sent and consumes nothing, and
+ * one already sent is given back by the limiter when its admission arrives.
  * Under {@code failure-mode: local} the failed rule is decided by {@link LocalFallback} on this replica's share
  * instead; a policy without a share (or a local decision that fails) stays failed, and {@code local} then answers
  * it as {@code closed} does: it is never let through unlimited (docs/SPEC.md §5). Under {@code open} and
@@ -98,9 +100,10 @@ public class GridAsker {
         CompletableFuture<Decision> answer = new CompletableFuture<>();
         CompletableFuture<Decision> asked = null;
         try {
+            // a reservation, so that a later rule's denial, a 503 or the handler's settle can change it (SPEC §10)
             CompletionStage<Decision> stage = loop == null
-                    ? limiter.tryAcquireAsync(policy, check.key(), check.rule().cost())
-                    : limiter.tryAcquireAsync(policy, check.key(), check.rule().cost(), loop);
+                    ? limiter.reserveAsync(policy, check.key(), check.rule().cost())
+                    : limiter.reserveAsync(policy, check.key(), check.rule().cost(), loop);
             asked = stage instanceof CompletableFuture<Decision> future ? future : null;
             stage.whenComplete((decision, error) -> Futures.complete(answer, decision, error));
         } catch (RuntimeException e) {
@@ -118,7 +121,8 @@ public class GridAsker {
             Throwable cause = Futures.unwrap(error);
             boolean timeout = cause instanceof TimeoutException;
             if (timeout && pending != null) {
-                // before anything is answered: if still queued on this replica (coalescing), it is never sent
+                // before anything is answered: if still queued on this replica (coalescing), it is never sent; if
+                // already sent, the limiter gives its admission back when it arrives (SPEC §10)
                 pending.cancel(false);
             }
             metrics.gridError(policy.name(), timeout);
@@ -137,6 +141,73 @@ public class GridAsker {
             }
             return new RuleResult(check, null, true, false);
         });
+    }
+
+    /**
+     * Gives back what the admitting rules of a request that was stopped (429 or 503) consumed, grid and local
+     * (all-or-nothing, docs/SPEC.md §10), counting each give-back ({@value GridLimitMetrics#GIVE_BACKS}).
+     *
+     * @param results the rules' answers
+     * @param reason why: a denial or a failure
+     */
+    void giveBack(List<RuleResult> results, GridLimitMetrics.GiveBackReason reason) {
+        for (RuleResult r : results) {
+            Decision d = r.decision();
+            if (d == null || !d.allowed() || d.reservation() == null) {
+                continue;
+            }
+            Policy policy = r.check().policy(); // the policy the reservation was taken under (plan, override: SPEC §11)
+            if (r.local()) {
+                io.gridlimit.api.Settlement settled;
+                try {
+                    settled = local.giveBack(policy, d.reservation());
+                } catch (RuntimeException e) {
+                    settled = null;
+                }
+                metrics.giveBack(policy.name(), reason, settled);
+                continue;
+            }
+            CompletionStage<io.gridlimit.api.Settlement> back;
+            try {
+                back = limiter.giveBack(policy, d.reservation());
+            } catch (RuntimeException e) {
+                back = CompletableFuture.failedFuture(e);
+            }
+            back.whenComplete((s, e) -> metrics.giveBack(policy.name(), reason, e == null ? s : null));
+        }
+    }
+
+    /**
+     * Settles the admitting rules' reservations of a request that went through to its actual cost (the
+     * handler's, docs/SPEC.md §10).
+     *
+     * @param results the rules' answers
+     * @param actual the actual cost, in [0, 10^15]
+     * @return one stage per settled reservation
+     */
+    List<CompletableFuture<io.gridlimit.api.Settlement>> settle(List<RuleResult> results, long actual) {
+        List<CompletableFuture<io.gridlimit.api.Settlement>> stages = new ArrayList<>();
+        for (RuleResult r : results) {
+            Decision d = r.decision();
+            if (d == null || !d.allowed() || d.reservation() == null) {
+                continue;
+            }
+            Policy policy = r.check().policy(); // the policy the reservation was taken under (plan, override: SPEC §11)
+            CompletableFuture<io.gridlimit.api.Settlement> stage;
+            try {
+                stage = r.local() ? CompletableFuture.completedFuture(local.settle(policy, d.reservation(), actual))
+                        : limiter.settleAsync(policy, d.reservation(), actual).toCompletableFuture();
+            } catch (RuntimeException e) {
+                stage = CompletableFuture.failedFuture(e);
+            }
+            stage.whenComplete((s, e) -> {
+                if (s != null) {
+                    metrics.settle(GridLimitMetrics.Source.FILTER, policy.name(), s);
+                }
+            });
+            stages.add(stage);
+        }
+        return stages;
     }
 
     private void log(Policy policy, boolean timeout, Throwable cause) {

@@ -81,7 +81,9 @@ public final class LocalFallback {
      * @param policy the policy as the grid would decide it (its share is used)
      * @param key the grid key
      * @param cost the cost, in [1, 10^15]
-     * @return the local decision; null when the policy has no share, so this replica must not decide it alone
+     * @return the local decision, taken as a reservation of the share when admitted (so that an all-or-nothing
+     *     request can give it back, docs/SPEC.md §10); null when the policy has no share, so this replica must not
+     *     decide it alone
      * @throws IllegalArgumentException if the key or the cost is invalid
      */
     public @Nullable Decision decide(Policy policy, String key, long cost) {
@@ -93,7 +95,33 @@ public final class LocalFallback {
             s = Share.of(policy, replicas);
             shares.put(policy.name(), s);
         }
-        return s.share() == null ? null : limiter.tryAcquire(s.share(), key, cost);
+        return s.share() == null ? null : limiter.reserve(s.share(), key, cost);
+    }
+
+    /**
+     * Gives back a local admission's reservation (docs/SPEC.md §10).
+     *
+     * @param policy the policy as configured
+     * @param reservation the reservation of a decision {@link #decide} returned for it
+     * @return the settlement, or null when the policy has no share any more (nothing to give back to)
+     */
+    public io.gridlimit.api.@Nullable Settlement giveBack(Policy policy, io.gridlimit.api.Reservation reservation) {
+        Policy share = derived(policy.name());
+        return share == null ? null : limiter.settle(share, reservation, 0);
+    }
+
+    /**
+     * Settles a local admission's reservation to its actual cost (docs/SPEC.md §10).
+     *
+     * @param policy the policy as configured
+     * @param reservation the reservation of a decision {@link #decide} returned for it
+     * @param actual the actual cost, in [0, 10^15]
+     * @return the settlement, or null when the policy has no share any more
+     */
+    public io.gridlimit.api.@Nullable Settlement settle(Policy policy, io.gridlimit.api.Reservation reservation,
+                                                       long actual) {
+        Policy share = derived(policy.name());
+        return share == null ? null : limiter.settle(share, reservation, actual);
     }
 
     /** @return the number of (policy, key) states held now */

@@ -38,6 +38,9 @@ import java.util.Map;
  *   <li>{@link ResponseWriter}: the headers of the binding rule on the downstream response, or the 429 / 503
  *       problem.</li>
  * </ol>
+ * A request stopped by a rule (429 or 503) gives back what the rules before it took (all-or-nothing,
+ * docs/SPEC.md §10); an admitted request keeps its rules' reservations on the request for {@link RateLimitCost},
+ * and a {@value RateLimitCost#ACTUAL_COST_HEADER} response header settles them (the header is removed).
  * Every decision is counted in {@value GridLimitMetrics#DECISIONS} with {@code source=filter}: allowed, denied,
  * shadow_denied ({@code mode=grid}), fallback (with the failure mode), missing_key_rejected, missing_key_skipped.
  *
@@ -46,6 +49,7 @@ import java.util.Map;
  */
 @ServerFilter(Filter.MATCH_ALL_PATTERN)
 public class RateLimitFilter implements Ordered {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RateLimitFilter.class);
     /** Problem type of a 429; see {@link ResponseWriter#QUOTA_EXCEEDED}. */
     public static final String QUOTA_EXCEEDED = ResponseWriter.QUOTA_EXCEEDED;
     /** Problem type of the failure-mode closed 503; see {@link ResponseWriter#TEMPORARY_REDUCED_CAPACITY}. */
@@ -117,13 +121,62 @@ public class RateLimitFilter implements Ordered {
         Map<String, String> headers = new LinkedHashMap<>();
         EventLoop loop = request instanceof NettyHttpRequest<?> netty
                 ? netty.getChannelHandlerContext().channel().eventLoop() : null;
+        RateLimitCost.Held[] held = new RateLimitCost.Held[1];
         return new DeferredResponse(grid.ask(checks, loop).thenApply(results -> {
             count(results);
-            return responses.respond(checks, results, headers);
+            MutableHttpResponse<?> stopped = responses.respond(checks, results, headers);
+            if (stopped != null) {
+                // all-or-nothing (SPEC §10): a stopped request consumed nothing under its other rules
+                grid.giveBack(results, results.get(results.size() - 1).failed()
+                        ? GridLimitMetrics.GiveBackReason.FAILED : GridLimitMetrics.GiveBackReason.DENIED);
+            } else {
+                held[0] = new RateLimitCost.Held(results);
+                request.setAttribute(RateLimitCost.ATTRIBUTE, held[0]);
+                for (RuleResult r : results) {
+                    if (r.decision() != null && r.decision().reservation() != null) {
+                        metrics.reservation(GridLimitMetrics.Source.FILTER, r.check().policy().name());
+                    }
+                }
+            }
+            return stopped;
         }), chain::proceed, response -> {
             headers.forEach((name, value) -> response.getHeaders().set(name, value));
+            actualCostHeader(response, held[0]);
             return response;
         });
+    }
+
+    /** The handler's {@value RateLimitCost#ACTUAL_COST_HEADER}: removed from the response, settled with. */
+    private void actualCostHeader(MutableHttpResponse<?> response, RateLimitCost.@Nullable Held held) {
+        String value = response.getHeaders().get(RateLimitCost.ACTUAL_COST_HEADER);
+        if (value == null) {
+            return;
+        }
+        response.getHeaders().remove(RateLimitCost.ACTUAL_COST_HEADER);
+        long actual = parseActual(value);
+        if (held == null || actual < 0) {
+            LOG.debug("ignored {}: {}", RateLimitCost.ACTUAL_COST_HEADER,
+                    held == null ? "the request holds no reservation" : "not an integer in [0, 10^15]");
+            return;
+        }
+        if (held.claim()) {
+            RateLimitCost.settle(grid, held, actual);
+        }
+    }
+
+    /** A decimal integer in [0, 10^15] (digits only, at most 16), else -1. */
+    static long parseActual(String value) {
+        String v = value.trim();
+        if (v.isEmpty() || v.length() > 16) {
+            return -1;
+        }
+        for (int i = 0; i < v.length(); i++) {
+            if (v.charAt(i) < '0' || v.charAt(i) > '9') {
+                return -1;
+            }
+        }
+        long n = Long.parseLong(v);
+        return n <= io.gridlimit.api.RateLimiter.MAX_COST ? n : -1;
     }
 
     private void count(List<RuleResult> results) {

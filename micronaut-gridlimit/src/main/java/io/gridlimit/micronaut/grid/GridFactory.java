@@ -13,6 +13,7 @@ import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import io.gridlimit.grid.GridLimitHazelcast;
 import io.gridlimit.grid.HazelcastRateLimiter;
+import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.micronaut.config.HazelcastMode;
 import io.gridlimit.micronaut.config.HazelcastSettings;
@@ -107,12 +108,15 @@ public class GridFactory {
      * The rate limiter of the application, on the Hazelcast instance.
      *
      * @param instance the running Hazelcast instance
+     * @param metrics counts the give-backs of late admissions ({@value GridLimitMetrics#GIVE_BACKS},
+     *     {@code reason=late}); resolved at the first one (the meter binders depend on the limiter)
      * @return the limiter; closed when the context closes
      */
     @Singleton
     @Bean(preDestroy = "close")
-    public HazelcastRateLimiter rateLimiter(HazelcastInstance instance) {
-        return HazelcastRateLimiter.create(instance);
+    public HazelcastRateLimiter rateLimiter(HazelcastInstance instance, BeanProvider<GridLimitMetrics> metrics) {
+        return HazelcastRateLimiter.builder(instance).giveBackListener((policy, settlement, failure) ->
+                metrics.get().giveBack(policy, GridLimitMetrics.GiveBackReason.LATE, settlement)).build();
     }
 
     /**

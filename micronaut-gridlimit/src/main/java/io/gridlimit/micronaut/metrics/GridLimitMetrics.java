@@ -33,6 +33,11 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@value #STATE_LOST}, {@value #GRID_MEMBERS}, {@value #LOCAL_EXPECTED_REPLICAS}, {@value #GRID_MEMBER_SAFE},
  *       {@value #GRID_CLUSTER_SAFE}:
  *       member-level meters without a policy tag, see {@link GridStatusMetrics}</li>
+ *   <li>{@value #RESERVATIONS} (counter; tags {@code policy}, {@code source}), {@value #SETTLES} (counter; tags
+ *       {@code policy}, {@code status}, {@code source}), {@value #GIVE_BACKS} (counter; tags {@code policy},
+ *       {@code reason}: denied, failed, late; {@code result}: given-back, already-settled, lost), {@value #DEBTS} (counter; tag
+ *       {@code policy}), {@value #DEBT_EXCESS} (counter,
+ *       in cost units; tag {@code policy}): reservations and settles (docs/SPEC.md §10)</li>
  * </ul>
  */
 @Singleton
@@ -57,6 +62,19 @@ public class GridLimitMetrics {
     public static final String GRID_CLUSTER_SAFE = "gridlimit.grid.cluster.safe";
     /** The {@code mode} tag value of decisions the grid gave. */
     public static final String MODE_GRID = "grid";
+    /** Reservations handed to callers (docs/SPEC.md §10), by policy and source. */
+    public static final String RESERVATIONS = "gridlimit.reservations";
+    /** Settles by policy and status ({@code settled}, {@code already-settled}, {@code expired}, ...). */
+    public static final String SETTLES = "gridlimit.settles";
+    /**
+     * Give-backs by policy, reason ({@code denied}: a later rule or check denied; {@code failed}: the grid failed;
+     * {@code late}: an admission after its caller was answered) and result ({@code given-back}, {@code lost}).
+     */
+    public static final String GIVE_BACKS = "gridlimit.give.backs";
+    /** Settles that left a band's balance below zero (a debt later requests repay), by policy. */
+    public static final String DEBTS = "gridlimit.debts";
+    /** Settles that charged beyond the band's maximum debt, by policy (the excess was not charged). */
+    public static final String DEBT_EXCESS = "gridlimit.debt.excess";
     /** The {@code mode} tag value of a missing key: neither the grid nor a failure mode was asked. */
     public static final String MODE_NONE = "none";
     /** Smallest bucket of the latency histogram: 100 µs. */
@@ -205,5 +223,82 @@ public class GridLimitMetrics {
         counters.computeIfAbsent(GRID_ERRORS + '\0' + policy + '\0' + reason, k -> Counter.builder(GRID_ERRORS)
                 .description("Decisions the grid did not answer in time or failed")
                 .tag("policy", policy).tag("reason", reason).register(registry)).increment();
+    }
+
+    /** Why a reservation was given back (the {@code reason} tag of {@value #GIVE_BACKS}). */
+    public enum GiveBackReason {
+        /** A later rule of the request, or a check of an atomic batch, denied. */
+        DENIED("denied"),
+        /** The grid failed (or timed out) for another rule or check: the answer was 503. */
+        FAILED("failed"),
+        /** The admission arrived after its caller had been answered (a timeout). */
+        LATE("late");
+
+        private final String tag;
+
+        GiveBackReason(String tag) {
+            this.tag = tag;
+        }
+
+        /** @return the tag value */
+        public String tag() {
+            return tag;
+        }
+    }
+
+    /**
+     * Counts reservations handed to a caller ({@value #RESERVATIONS}).
+     *
+     * @param source who asked
+     * @param policy the policy name
+     */
+    public void reservation(Source source, String policy) {
+        counters.computeIfAbsent(RESERVATIONS + '\0' + policy + '\0' + source.tag(), k -> Counter.builder(RESERVATIONS)
+                .description("Reservations handed to callers, to be settled")
+                .tag("policy", policy).tag("source", source.tag()).register(registry)).increment();
+    }
+
+    /**
+     * Counts one settle ({@value #SETTLES}) and, when it charged beyond the maximum debt, its excess
+     * ({@value #DEBT_EXCESS}, in cost units).
+     *
+     * @param source who settled
+     * @param policy the policy name
+     * @param settlement what the owner answered
+     */
+    public void settle(Source source, String policy, io.gridlimit.api.Settlement settlement) {
+        String status = settlement.status().wireName();
+        counters.computeIfAbsent(SETTLES + '\0' + policy + '\0' + status + '\0' + source.tag(),
+                k -> Counter.builder(SETTLES).description("Settles of reservations by status")
+                        .tag("policy", policy).tag("status", status).tag("source", source.tag())
+                        .register(registry)).increment();
+        if (settlement.debt()) {
+            counters.computeIfAbsent(DEBTS + '\0' + policy, k -> Counter.builder(DEBTS)
+                    .description("Settles that left a band's balance below zero")
+                    .tag("policy", policy).register(registry)).increment();
+        }
+        if (settlement.excess() > 0) {
+            counters.computeIfAbsent(DEBT_EXCESS + '\0' + policy, k -> Counter.builder(DEBT_EXCESS)
+                    .description("Cost a settle did not charge because a band's maximum debt was reached")
+                    .tag("policy", policy).register(registry)).increment(settlement.excess());
+        }
+    }
+
+    /**
+     * Counts one give-back ({@value #GIVE_BACKS}) by its result: {@code given-back} (settled to 0 now),
+     * {@code already-settled} (a settle came first: nothing changed), {@code lost} (the grid failed until the
+     * reservation expired, or its key's state no longer held it: its cost stands).
+     *
+     * @param policy the policy name
+     * @param reason why the reservation was given back
+     * @param settlement the owner's answer, or null when the give-back failed
+     */
+    public void giveBack(String policy, GiveBackReason reason, io.gridlimit.api.@Nullable Settlement settlement) {
+        String result = settlement == null || !settlement.isSettled() ? "lost"
+                : settlement.status() == io.gridlimit.api.Settlement.Status.SETTLED ? "given-back" : "already-settled";
+        counters.computeIfAbsent(GIVE_BACKS + '\0' + policy + '\0' + reason.tag() + '\0' + result,
+                k -> Counter.builder(GIVE_BACKS).description("Reservations given back so a request consumed nothing")
+                        .tag("policy", policy).tag("reason", reason.tag()).tag("result", result)
+                        .register(registry)).increment();
     }
 }

@@ -29,7 +29,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 class BadConfigurationTest {
     /** A valid policy the route cases refer to. */
     private static final String DEMO = "gridlimit:\n  policies:\n    demo: {algorithm: fixed-window, limit: 5, window: 10s}\n";
-    static final int CASES = 101;
+    static final int CASES = 105;
 
     static Stream<Arguments> bad() {
         return Stream.of(
@@ -152,6 +152,18 @@ class BadConfigurationTest {
                         + "fixed-window, limit: 5, window: 1s}}}}}", "gridlimit.policies.t.algorithm: 'gcra' is set"),
                 bad("bad band value", "gridlimit: {policies: {t: {bands: {burst: {algorithm: gcra, capacity: 0, "
                         + "refill-tokens: 1, refill-period: 1s}}}}}", "gridlimit.policies.t.bands.burst.capacity: '0'"),
+                // reservations (docs/SPEC.md §10): the maximum debt of a band
+                bad("negative max-debt", "gridlimit: {policies: {x: {algorithm: fixed-window, limit: 5, window: 1s, "
+                        + "max-debt: -1}}}", "gridlimit.policies.x.max-debt: '-1' is refused: maxDebt must be in "
+                        + "[0, 1000000000000000], got -1"),
+                bad("max-debt of a log above 100 000", "gridlimit: {policies: {x: {algorithm: sliding-window-log, "
+                        + "limit: 5, window: 1s, max-debt: 100001}}}", "gridlimit.policies.x.max-debt: '100001' is "
+                        + "refused: maxDebt must be in [0, 100000], got 100001"),
+                bad("bad band max-debt", "gridlimit: {policies: {t: {bands: {burst: {algorithm: gcra, capacity: 5, "
+                        + "refill-tokens: 1, refill-period: 1s, max-debt: 1000000000000001}}}}}",
+                        "gridlimit.policies.t.bands.burst.max-debt: '1000000000000001' is refused"),
+                bad("fractional max-debt", "gridlimit: {policies: {x: {algorithm: fixed-window, limit: 5, window: 1s,"
+                        + " max-debt: 1.5}}}", "gridlimit.policies.x.max-debt: '1.5' is not a whole"),
                 bad("bad shadow flag", "gridlimit: {policies: {x: {algorithm: fixed-window, limit: 5, window: 1s, "
                         + "shadow: maybe}}}", "gridlimit.policies.x.shadow: 'maybe' is not true or false"),
                 // exempt and trusted proxies that switch the limiter off

@@ -20,6 +20,14 @@ class LocalFallbackTest {
     private static final long T0 = 1_767_225_600_000_000_000L; // 2026-01-01T00:00:00Z
     private static final long SECOND = 1_000_000_000L;
 
+    /** The decision without its reservation (local admissions are reservations, docs/SPEC.md §10). */
+    private static Decision plain(Decision d) {
+        if (d != null && d.allowed()) {
+            assertThat(d.reservation()).as("an admission is a reservation").isNotNull();
+        }
+        return d == null ? null : d.withReservation(null);
+    }
+
     @Test
     void decidesEachPolicyOnItsShareComputingTheShareOfOneNotConfigured() {
         ManualTimeSource clock = new ManualTimeSource(T0);
@@ -29,15 +37,15 @@ class LocalFallbackTest {
         assertThat(local.derived("nope")).isNull();
         assertThat(local.withoutShare()).isEmpty();
         // floor(7/3) = 2
-        assertThat(local.decide(p, "k", 1)).isEqualTo(new Decision(true, 2, 1, 10 * SECOND, Decision.NO_RETRY, null));
-        assertThat(local.decide(p, "k", 1)).isEqualTo(new Decision(true, 2, 0, 10 * SECOND, Decision.NO_RETRY, null));
-        assertThat(local.decide(p, "k", 1)).isEqualTo(new Decision(false, 2, 0, 10 * SECOND, 10 * SECOND, null));
+        assertThat(plain(local.decide(p, "k", 1))).isEqualTo(new Decision(true, 2, 1, 10 * SECOND, Decision.NO_RETRY, null));
+        assertThat(plain(local.decide(p, "k", 1))).isEqualTo(new Decision(true, 2, 0, 10 * SECOND, Decision.NO_RETRY, null));
+        assertThat(plain(local.decide(p, "k", 1))).isEqualTo(new Decision(false, 2, 0, 10 * SECOND, 10 * SECOND, null));
         assertThat(local.size()).isEqualTo(1);
         Policy later = Policy.builder("later").fixedWindow(9, Duration.ofSeconds(1)).build();
-        assertThat(local.decide(later, "k", 1)).isEqualTo(new Decision(true, 3, 2, SECOND, Decision.NO_RETRY, null));
+        assertThat(plain(local.decide(later, "k", 1))).isEqualTo(new Decision(true, 3, 2, SECOND, Decision.NO_RETRY, null));
         assertThat(local.derived("later")).isEqualTo(LocalRateLimiter.share(later, 3).orElseThrow());
         Policy changed = Policy.builder("later").fixedWindow(12, Duration.ofSeconds(1)).build();
-        assertThat(local.decide(changed, "k", 1)).as("new parameters under the same name: a new share, 4")
+        assertThat(plain(local.decide(changed, "k", 1))).as("new parameters under the same name: a new share, 4")
                 .isEqualTo(new Decision(true, 4, 2, SECOND, Decision.NO_RETRY, null));
     }
 
@@ -49,8 +57,8 @@ class LocalFallbackTest {
         LocalFallback local = new LocalFallback(List.of(two, three), new LocalFallbackSettings(100, 3), clock);
         assertThat(local.withoutShare()).containsExactly("two");
         assertThat(local.derived("two")).isNull();
-        assertThat(local.decide(two, "k", 1)).isNull();
-        assertThat(local.decide(three, "k", 1)).isEqualTo(new Decision(true, 1, 0, 10 * SECOND, Decision.NO_RETRY, null));
+        assertThat(plain(local.decide(two, "k", 1))).isNull();
+        assertThat(plain(local.decide(three, "k", 1))).isEqualTo(new Decision(true, 1, 0, 10 * SECOND, Decision.NO_RETRY, null));
         assertThat(local.size()).as("nothing held for the policy without a share").isEqualTo(1);
         assertThatThrownBy(() -> local.decide(three, "k", 0)).isInstanceOf(IllegalArgumentException.class);
     }

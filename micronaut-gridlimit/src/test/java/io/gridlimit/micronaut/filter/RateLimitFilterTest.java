@@ -234,19 +234,59 @@ class RateLimitFilterTest implements TestPropertyProvider {
     }
 
     @Test
-    void severalRulesMustAllAdmitAndEarlierConsumptionStands() {
+    void severalRulesMustAllAdmitAndADeniedRequestConsumesNothing() {
         String ip = "203.0.113.16";
         Resp first = get("/t/multi", "X-Forwarded-For", ip);
         assertThat(h(first, "RateLimit-Policy")).isEqualTo("\"multi-a\";q=3;w=10, \"multi-b\";q=2;w=10");
         assertThat(h(first, "RateLimit")).isEqualTo("\"multi-b\";r=1;t=10");
         assertThat(get("/t/multi", "X-Forwarded-For", ip).code()).isEqualTo(200);
-        Resp third = get("/t/multi", "X-Forwarded-For", ip);
-        assertThat(third.code()).isEqualTo(429);
-        assertThat(h(third, "RateLimit")).isEqualTo("\"multi-b\";r=0;t=10");
-        assertThat(h(third, "Retry-After")).isEqualTo("10");
-        Resp fourth = get("/t/multi", "X-Forwarded-For", ip);
-        assertThat(fourth.code()).isEqualTo(429);
-        assertThat(h(fourth, "RateLimit")).isEqualTo("\"multi-a\";r=0;t=10");
+        // multi-b denies: what multi-a took for this request is given back (SPEC §10), every time
+        for (int i = 0; i < 3; i++) {
+            Resp denied = get("/t/multi", "X-Forwarded-For", ip);
+            assertThat(denied.code()).isEqualTo(429);
+            assertThat(h(denied, "RateLimit")).isEqualTo("\"multi-b\";r=0;t=10");
+            assertThat(h(denied, "Retry-After")).isEqualTo("10");
+        }
+        // the give-backs were sent before each 429 was written, so they reached the owner before this read
+        Object a = hazelcast.getMap("gridlimit.multi-a").get("ip:" + ip);
+        assertThat(((io.gridlimit.algorithm.ReservedState) a).inner())
+                .isInstanceOfSatisfying(io.gridlimit.algorithm.FixedWindowState.class,
+                        s -> assertThat(s.count()).as("the two admitted requests only").isEqualTo(2));
+    }
+
+    private long meteredTokens(String ip) {
+        Object state = hazelcast.getMap("gridlimit.metered").get("ip:" + ip);
+        return ((io.gridlimit.algorithm.TokenBucketState) ((io.gridlimit.algorithm.ReservedState) state).inner())
+                .tokens();
+    }
+
+    @Test
+    void aHandlerStatesTheActualCostByHeaderOrBean() {
+        String ip = "203.0.113.19";
+        // each request reserves the route's cost 10 of 100
+        Resp byHeader = get("/t/metered/header/3", "X-Forwarded-For", ip);
+        assertThat(byHeader.code()).isEqualTo(200);
+        assertThat(h(byHeader, RateLimitCost.ACTUAL_COST_HEADER)).as("stripped").isNull();
+        assertThat(h(byHeader, "RateLimit")).as("the headers report the reservation").isEqualTo(
+                "\"metered\";r=90;t=36000");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> meteredTokens(ip) == 97);
+
+        Resp byBean = get("/t/metered/bean/25", "X-Forwarded-For", ip);
+        assertThat(byBean.body()).isEqualTo("metered settled");
+        assertThat(meteredTokens(ip)).isEqualTo(72);
+
+        // beyond what is left with max-debt 0: 72 - 10 reserved = 62 left, 500 asked: 62 charged, none below 0
+        assertThat(get("/t/metered/bean/510", "X-Forwarded-For", ip).body()).isEqualTo("metered settled");
+        assertThat(meteredTokens(ip)).isZero();
+        // the current request, stated from the handler's thread without the request: once only
+        assertThat(get("/t/metered/twice/4", "X-Forwarded-For", "203.0.113.21").body())
+                .isEqualTo("settled once: the request's actual cost was stated already");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
+                meteredTokens("203.0.113.21") == 96);
+        // a malformed header is stripped and settles nothing: the reservation stands
+        Resp bad = get("/t/metered/header/-1", "X-Forwarded-For", "203.0.113.20");
+        assertThat(h(bad, RateLimitCost.ACTUAL_COST_HEADER)).isNull();
+        assertThat(meteredTokens("203.0.113.20")).isEqualTo(90);
     }
 
     @Test

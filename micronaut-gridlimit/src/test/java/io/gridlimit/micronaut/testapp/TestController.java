@@ -1,6 +1,9 @@
 package io.gridlimit.micronaut.testapp;
 
+import io.gridlimit.micronaut.filter.RateLimitCost;
 import io.gridlimit.micronaut.filter.RateLimited;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Controller;
@@ -16,6 +19,13 @@ import io.micronaut.http.annotation.Produces;
 @Produces(MediaType.TEXT_PLAIN)
 @Requires(property = "gridlimit-test.controllers", value = "true")
 public class TestController {
+    private final RateLimitCost cost;
+
+    /** @param cost states actual costs */
+    public TestController(RateLimitCost cost) {
+        this.cost = cost;
+    }
+
     /** @return "hello" */
     @Get("/hello")
     public String hello() {
@@ -50,6 +60,48 @@ public class TestController {
     @Get("/multi")
     public String multi() {
         return "multi";
+    }
+
+    /**
+     * States the actual cost through the response header the filter strips.
+     *
+     * @param n the actual cost
+     * @return "metered" with {@code GridLimit-Actual-Cost: n}
+     */
+    @Get("/metered/header/{n}")
+    public HttpResponse<String> meteredByHeader(@PathVariable String n) {
+        return HttpResponse.ok("metered").header(RateLimitCost.ACTUAL_COST_HEADER, n);
+    }
+
+    /**
+     * States the actual cost through the bean, then answers.
+     *
+     * @param request the request
+     * @param n the actual cost
+     * @return "metered" once the settle answered
+     */
+    @Get("/metered/bean/{n}")
+    public java.util.concurrent.CompletableFuture<String> meteredByBean(HttpRequest<?> request,
+                                                                       @PathVariable long n) {
+        return cost.settle(request, n).toCompletableFuture().thenApply(s -> "metered " + s.get(0).status()
+                .wireName());
+    }
+
+    /**
+     * States the actual cost of the current request (no request parameter) twice: the second is refused.
+     *
+     * @param n the actual cost
+     * @return "settled once" when the second statement was refused
+     */
+    @Get("/metered/twice/{n}")
+    public String meteredTwice(@PathVariable long n) {
+        cost.settle(n);
+        try {
+            cost.settle(n);
+            return "settled twice";
+        } catch (IllegalStateException e) {
+            return "settled once: " + e.getMessage();
+        }
     }
 
     /** @return "free" */
