@@ -88,7 +88,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Thread-safe.
  */
 @Singleton
-@Requires(property = EnvoyRlsSettings.ENABLED_PROPERTY, value = "true")
+@Requires(condition = EnvoyRlsEnabled.class)
 public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitServiceImplBase {
     /** Most descriptors in one request. */
     public static final int MAX_DESCRIPTORS = 100;

@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * blocks. A port that cannot be bound stops the boot naming the property.
  */
 @Singleton
-@Requires(property = EnvoyRlsSettings.ENABLED_PROPERTY, value = "true")
+@Requires(condition = EnvoyRlsEnabled.class)
 public class EnvoyRlsServer {
     private static final Logger LOG = LoggerFactory.getLogger(EnvoyRlsServer.class);
 

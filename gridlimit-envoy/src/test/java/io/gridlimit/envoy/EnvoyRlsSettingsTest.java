@@ -46,6 +46,28 @@ class EnvoyRlsSettingsTest {
     }
 
     @Test
+    void enabledInAnyCaseTurnsItOnAndAnythingButTrueOrFalseStopsBoot() {
+        // found by attack: TRUE or True left the port silently closed (the beans required the exact text "true")
+        for (String on : List.of("TRUE", "True", " true ")) {
+            Map<String, Object> p = props("gridlimit.envoy-rls.enabled", on);
+            try (ApplicationContext c = ApplicationContext.run(p);
+                 Rls client = Rls.client(c, Integer.parseInt((String) p.get("gridlimit.envoy-rls.port")))) {
+                assertThat(c.getBean(EnvoyRlsServer.class).port()).isEqualTo(c.getBean(EnvoyRlsSettings.class).port());
+                assertThat(Rls.statuses(client.call("mongo_cps", Rls.d("database", "users"))))
+                        .containsExactly("OK 499/500 per SECOND");
+            }
+        }
+        try (ApplicationContext c = ApplicationContext.run(props("gridlimit.envoy-rls.enabled", "FALSE"))) {
+            assertThat(c.containsBean(EnvoyRlsServer.class)).isFalse();
+        }
+        // yes, on, 1 were read as off
+        for (String bad : List.of("yes", "on", "1")) {
+            assertThat(bootError(props("gridlimit.envoy-rls.enabled", bad)))
+                    .contains("gridlimit.envoy-rls.enabled: '" + bad + "' is not");
+        }
+    }
+
+    @Test
     void enabledItListensOnLoopbackByDefault() {
         try (ApplicationContext c = ApplicationContext.run(props())) {
             EnvoyRlsSettings s = c.getBean(EnvoyRlsSettings.class);
