@@ -7,7 +7,11 @@ import io.micronaut.core.annotation.Nullable;
 import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.AbstractConstruct;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.Tag;
 import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.representer.Representer;
 import org.yaml.snakeyaml.resolver.Resolver;
@@ -56,7 +60,9 @@ import java.util.stream.Stream;
  *
  * Scalars are read as written (no YAML 1.1 type guessing: {@code value: 1.50} is the text {@code 1.50}, as
  * envoyproxy/ratelimit reads it into a string); booleans are {@code true} or {@code false}, integers decimal
- * digits. Not thread-safe: one instance per boot.
+ * digits. A plain YAML null ({@code null}, {@code ~}) and an explicitly tagged value ({@code !!int 5}) are refused
+ * where they stand: envoyproxy/ratelimit reads {@code value: null} as "any value", a reader may take it for the text
+ * {@code null}, and GridLimit never picks one silently. Not thread-safe: one instance per boot.
  */
 public final class RlsConfigReader {
     /** The configuration property that lists the files. */
@@ -174,7 +180,7 @@ public final class RlsConfigReader {
     private Map<String, Draft> level(String context, String domain, @Nullable Object list, String listPath,
                                      List<Segment> parents) {
         Map<String, Draft> out = new LinkedHashMap<>();
-        if (list == null || (list instanceof String s && s.isEmpty())) {
+        if (list == null || (list instanceof String s && s.isEmpty()) || yamlNull(context, listPath, list)) {
             return out;
         }
         if (!(list instanceof List<?> items)) {
@@ -239,6 +245,9 @@ public final class RlsConfigReader {
 
     /** @return an unlimited {@link RlsRule}, a {@link Pending} limited rule (named later), or null when refused */
     private @Nullable Object rule(String here, String domain, List<Segment> path, Object block, boolean shadow) {
+        if (yamlNull(here, "rate_limit", block)) {
+            return null;
+        }
         if (!(block instanceof Map<?, ?> r)) {
             errors.add(here + ": rate_limit is not a map (unit, requests_per_unit)");
             return null;
@@ -277,7 +286,7 @@ public final class RlsConfigReader {
         Algorithm algorithm = Algorithm.FIXED_WINDOW;
         Long capacity = null;
         Object ext = r.get("gridlimit");
-        if (ext != null) {
+        if (ext != null && !yamlNull(here, "rate_limit.gridlimit", ext)) {
             if (!(ext instanceof Map<?, ?> e)) {
                 errors.add(here + ": rate_limit.gridlimit is not a map (algorithm, capacity)");
             } else {
@@ -329,7 +338,7 @@ public final class RlsConfigReader {
 
     private List<String> replaces(String here, @Nullable Object value, @Nullable String own) {
         List<String> out = new ArrayList<>();
-        if (value == null || (value instanceof String s && s.isEmpty())) {
+        if (value == null || (value instanceof String s && s.isEmpty()) || yamlNull(here, "rate_limit.replaces", value)) {
             return out;
         }
         if (!(value instanceof List<?> list)) {
@@ -445,13 +454,43 @@ public final class RlsConfigReader {
         }
     }
 
-    /** A text field: null when absent; a list or map there is refused (never read as "no value"). */
+    /**
+     * A text field: null when absent; a list, a map, YAML's null or an explicitly tagged value there is refused
+     * (never read as "no value", nor as the text {@code null}).
+     */
     private @Nullable String scalar(String here, String field, @Nullable Object value) {
         if (value == null || value instanceof String) {
             return (String) value;
         }
-        errors.add(here + ": " + field + " is a " + (value instanceof List ? "list" : "map") + "; write one text");
+        if (!yamlNull(here, field, value) && !tagged(here, field, value, "one text")) {
+            errors.add(here + ": " + field + " is a " + (value instanceof List ? "list" : "map") + "; write one text");
+        }
         return null;
+    }
+
+    /**
+     * Refuses a plain {@code null}, {@code Null}, {@code NULL} or {@code ~}: envoyproxy/ratelimit (Go's YAML) reads
+     * it as "not set", a reader of the file may read it as the text; neither is silently chosen.
+     *
+     * @return whether {@code value} is YAML's null (then an error is recorded)
+     */
+    private boolean yamlNull(String here, String field, Object value) {
+        if (!(value instanceof YamlNull n)) {
+            return false;
+        }
+        errors.add(here + ": " + field + ": '" + n.text() + "' is YAML's null; leave the field out, or quote it ('"
+                + n.text() + "') to mean the text");
+        return true;
+    }
+
+    /** @return whether {@code value} came from an explicit tag such as {@code !!int} (then an error is recorded) */
+    private boolean tagged(String here, String field, Object value, String expected) {
+        if (value instanceof String || value instanceof List || value instanceof Map || value instanceof YamlNull) {
+            return false;
+        }
+        errors.add(here + ": " + field + ": '" + value + "' has an explicit YAML tag (read as "
+                + value.getClass().getSimpleName() + "); write " + expected + " without a tag");
+        return true;
     }
 
     private @Nullable Boolean bool(String here, String field, @Nullable Object value) {
@@ -460,6 +499,9 @@ public final class RlsConfigReader {
         }
         if (value instanceof String s && s.matches("(?i)true|false")) {
             return Boolean.parseBoolean(s);
+        }
+        if (yamlNull(here, field, value) || tagged(here, field, value, "true or false")) {
+            return null;
         }
         errors.add(here + ": " + field + ": '" + value + "' is not true or false");
         return null;
@@ -472,6 +514,9 @@ public final class RlsConfigReader {
         if (value instanceof String s && DIGITS.matcher(s.trim()).matches()) {
             java.math.BigInteger v = new java.math.BigInteger(s.trim());
             return v.compareTo(java.math.BigInteger.valueOf(Long.MAX_VALUE)) > 0 ? Long.MAX_VALUE : v.longValue();
+        }
+        if (yamlNull(here, field, value) || tagged(here, field, value, "a whole number")) {
+            return null;
         }
         errors.add(here + ": " + field + ": '" + value + "' is not a whole number");
         return null;
@@ -500,19 +545,44 @@ public final class RlsConfigReader {
         }
     }
 
-    /** Every scalar is read as the text written: no implicit int, bool, float or null types. */
+    /**
+     * Every scalar is read as the text written (no implicit int, bool or float types), except a plain YAML null
+     * ({@code null}, {@code Null}, {@code NULL}, {@code ~}), which becomes a {@link YamlNull} so that it is refused
+     * where it is written. An empty plain scalar stays the empty text.
+     */
     private static Yaml yaml() {
         LoaderOptions options = new LoaderOptions();
         options.setAllowDuplicateKeys(false);
         options.setMaxAliasesForCollections(20);
         options.setAllowRecursiveKeys(false);
         DumperOptions dumper = new DumperOptions();
-        return new Yaml(new SafeConstructor(options), new Representer(dumper), dumper, options, new Resolver() {
+        SafeConstructor constructor = new SafeConstructor(options) {
+            {
+                this.yamlConstructors.put(NULL_TAG, new AbstractConstruct() {
+                    @Override
+                    public Object construct(Node node) {
+                        return new YamlNull(((ScalarNode) node).getValue());
+                    }
+                });
+            }
+        };
+        return new Yaml(constructor, new Representer(dumper), dumper, options, new Resolver() {
             @Override
             protected void addImplicitResolvers() {
-                // none: plain scalars stay strings
+                addImplicitResolver(NULL_TAG, YAML_NULL, "~nN");
             }
         });
+    }
+
+    private static final Tag NULL_TAG = new Tag("tag:gridlimit.io,2026:yaml-null");
+    private static final Pattern YAML_NULL = Pattern.compile("^(?:~|null|Null|NULL)$");
+
+    /** A plain YAML null as written ({@code null}, {@code Null}, {@code NULL} or {@code ~}). */
+    private record YamlNull(String text) {
+        @Override
+        public String toString() {
+            return text;
+        }
     }
 
     private record Segment(String key, @Nullable String value) {

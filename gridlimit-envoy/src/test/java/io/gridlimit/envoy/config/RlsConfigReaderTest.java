@@ -299,6 +299,66 @@ class RlsConfigReaderTest {
     }
 
     @Test
+    void yamlNullAndTaggedValuesAreRefusedNeverReadAsTextOrAsUnset() throws IOException {
+        // found by attack: value: null limited only requests whose value is the text "null" (envoyproxy/ratelimit
+        // reads it as unset: every value), key: null and domain: ~ became the key "null" and the domain "~"
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    value: null
+                    rate_limit: {unit: second, requests_per_unit: 1}
+                  - key: ~
+                    rate_limit: {unit: second, requests_per_unit: 1}
+                  - key: j
+                    shadow_mode: NULL
+                    rate_limit: Null
+                """)).contains("descriptors[0]: value: 'null' is YAML's null; leave the field out, or quote it "
+                        + "('null') to mean the text")
+                .contains("descriptors[1]: key: '~' is YAML's null; leave the field out, or quote it ('~') to mean "
+                        + "the text")
+                .contains("descriptor j (descriptors[2]): shadow_mode: 'NULL' is YAML's null")
+                .contains("descriptor j (descriptors[2]): rate_limit: 'Null' is YAML's null");
+        assertThat(refusal("domain: ~\ndescriptors: []\n")).contains(": domain: '~' is YAML's null");
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    rate_limit: {unit: second, requests_per_unit: ~, replaces: null, gridlimit: ~}
+                """)).contains("rate_limit.requests_per_unit: '~' is YAML's null")
+                .contains("rate_limit.replaces: 'null' is YAML's null")
+                .contains("rate_limit.gridlimit: '~' is YAML's null");
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: !!binary aGVsbG8=
+                  - key: k
+                    shadow_mode: !!bool true
+                    rate_limit: {unit: second, requests_per_unit: !!int 5}
+                """)).contains("descriptors[0]: key: '[B@").contains("has an explicit YAML tag (read as byte[]); "
+                        + "write one text without a tag")
+                .contains("descriptor k (descriptors[1]): shadow_mode: 'true' has an explicit YAML tag (read as "
+                        + "Boolean); write true or false without a tag")
+                .contains("rate_limit.requests_per_unit: '5' has an explicit YAML tag (read as Integer); write a "
+                        + "whole number without a tag");
+        // quoted, the same words are text; an empty value still matches any value
+        RlsConfig c = read(write("q.yaml", """
+                domain: d
+                descriptors:
+                  - key: k
+                    value: 'null'
+                    rate_limit: {unit: second, requests_per_unit: 1}
+                  - key: j
+                    value:
+                    rate_limit: {unit: second, requests_per_unit: 1}
+                """));
+        RlsDomain d = c.domains().get("d");
+        assertThat(c.lookup(d, List.of("k"), List.of("null"))).isNotNull();
+        assertThat(c.lookup(d, List.of("k"), List.of("other"))).isNull();
+        assertThat(c.lookup(d, List.of("j"), List.of("anything"))).isNotNull();
+    }
+
+    @Test
     void replacesMustNameAnotherRuleOfTheDomain() throws IOException {
         assertThat(refusal("""
                 domain: d
