@@ -23,7 +23,11 @@ import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.gridlimit.micronaut.problem.Problem;
 import io.grpc.Context;
 import io.grpc.Deadline;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerMethodDefinition;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micronaut.context.annotation.Requires;
@@ -36,6 +40,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -56,7 +61,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * {@code envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit} on GridLimit (docs/SPEC.md §12).
  *
- * <p><b>Request.</b> Checked whole before anything is decided ({@code INVALID_ARGUMENT} otherwise): a non-empty
+ * <p><b>Request.</b> Checked whole before anything is decided ({@code INVALID_ARGUMENT} otherwise): valid protobuf
+ * with UTF-8 strings (served through {@link #strictDefinition()}); a non-empty
  * domain; 1 to {@value #MAX_DESCRIPTORS} descriptors of 1 to {@value #MAX_ENTRIES} entries with non-empty keys; no
  * per-request limit override ({@code descriptors[i].limit}); costs in [0, 10^15]. The cost of a descriptor is its
  * own {@code hits_addend} when set, else the request's ({@code 0} there means 1); an explicit 0 on a descriptor is a
@@ -99,6 +105,10 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
     /** {@code limit_remaining} of an unlimited descriptor, as envoyproxy/ratelimit answers it: 2^32 - 1. */
     public static final int UNLIMITED_REMAINING = -1;
 
+    /** Stands for a request whose bytes are not a valid {@code RateLimitRequest} (compared by identity). */
+    private static final RateLimitRequest UNPARSABLE = RateLimitRequest.newBuilder().build();
+    private static final String UNPARSABLE_MESSAGE = "the request is not a valid RateLimitRequest (bad protobuf "
+            + "encoding, or a string that is not UTF-8)";
     private static final Logger LOG = LoggerFactory.getLogger(EnvoyRateLimitService.class);
     private static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long MAX_UINT32 = 0xFFFF_FFFFL;
@@ -177,6 +187,10 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
      */
     @Override
     public void shouldRateLimit(RateLimitRequest request, StreamObserver<RateLimitResponse> out) {
+        if (request == UNPARSABLE) {
+            out.onError(Status.INVALID_ARGUMENT.withDescription(UNPARSABLE_MESSAGE).asRuntimeException());
+            return;
+        }
         long budgetNanos = gridTimeoutNanos;
         Deadline deadline = Context.current().getDeadline();
         if (deadline != null) {
@@ -228,6 +242,47 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                 out.onError(Status.INTERNAL.withDescription("GridLimit could not answer").asRuntimeException());
             }
         });
+    }
+
+    /**
+     * This service bound for a server, with one change to what {@link #bindService()} gives: a request that is not
+     * a valid {@code RateLimitRequest} (bad protobuf encoding, or a string that is not UTF-8, which proto3 refuses)
+     * is answered {@code INVALID_ARGUMENT}, like every other malformed request. grpc-java would answer it
+     * {@code UNKNOWN} and log a SEVERE stack trace through java.util.logging for each one, so any client could
+     * flood the log.
+     *
+     * @return the service definition to add to a gRPC server, never null
+     */
+    public ServerServiceDefinition strictDefinition() {
+        ServerServiceDefinition bound = bindService();
+        String name = RateLimitServiceGrpc.getShouldRateLimitMethod().getFullMethodName();
+        ServerServiceDefinition.Builder out = ServerServiceDefinition.builder(RateLimitServiceGrpc.SERVICE_NAME);
+        for (ServerMethodDefinition<?, ?> m : bound.getMethods()) {
+            if (!m.getMethodDescriptor().getFullMethodName().equals(name)) {
+                out.addMethod(m);
+            }
+        }
+        @SuppressWarnings("unchecked")
+        ServerMethodDefinition<RateLimitRequest, RateLimitResponse> should =
+                (ServerMethodDefinition<RateLimitRequest, RateLimitResponse>) bound.getMethod(name);
+        MethodDescriptor.Marshaller<RateLimitRequest> strict = should.getMethodDescriptor().getRequestMarshaller();
+        MethodDescriptor.Marshaller<RateLimitRequest> refusing = new MethodDescriptor.Marshaller<>() {
+            @Override
+            public InputStream stream(RateLimitRequest value) {
+                return strict.stream(value);
+            }
+
+            @Override
+            public RateLimitRequest parse(InputStream stream) {
+                try {
+                    return strict.parse(stream);
+                } catch (StatusRuntimeException e) {
+                    return UNPARSABLE; // answered INVALID_ARGUMENT by shouldRateLimit
+                }
+            }
+        };
+        return out.addMethod(should.getMethodDescriptor().toBuilder().setRequestMarshaller(refusing).build(),
+                should.getServerCallHandler()).build();
     }
 
     /** @return why the request is refused whole, naming the field (never a value), or null */

@@ -95,7 +95,7 @@ public class EnvoyRlsServer {
         try {
             server = NettyServerBuilder.forAddress(new InetSocketAddress(settings.host(), settings.port()))
                     .directExecutor()
-                    .addService(service)
+                    .addService(service.strictDefinition())
                     .build()
                     .start();
         } catch (IOException e) {
