@@ -78,7 +78,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>Time.</b> Each decision waits at most {@code gridlimit.grid-timeout}, and at most four fifths of what is
  * left of the call's gRPC deadline, so that the answer reaches Envoy before it gives up; a call whose deadline has
- * passed answers {@code DEADLINE_EXCEEDED}. A decision the grid does not give in time (or fails) is answered by
+ * passed answers {@code DEADLINE_EXCEEDED}; a call the client cancels stops waiting at once (its decisions still
+ * queued on this replica are never sent, one already sent stands: under-admission only) and is not counted. A decision the grid does not give in time (or fails) is answered by
  * {@code gridlimit.failure-mode}: {@code local} decides it on this replica's share ({@link LocalFallback}),
  * {@code open} answers it OK, {@code closed} (and {@code local} for a policy without a share) answers the whole call
  * {@code UNAVAILABLE}. Without a give-back that returns capacity, a request still queued on this replica is
@@ -219,8 +220,13 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
             out.onCompleted();
             return;
         }
+        Context call = Context.current();
+        if (call.isCancelled()) {
+            return; // the client has gone: nothing is decided
+        }
         RlsRule[] matched = match(domain, request);
         List<CompletableFuture<Outcome>> decided = new ArrayList<>();
+        List<Runnable> onCancel = new ArrayList<>();
         Outcome[] outcomes = new Outcome[n];
         for (int i = 0; i < n; i++) {
             RlsRule rule = matched[i];
@@ -231,8 +237,15 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                 Check check = new Check(i, rule, RlsConfig.gridKey(keys(d), values(d)), cost == 0 ? 1 : cost,
                         cost == 0);
                 int index = i;
-                decided.add(decide(check, budgetNanos).thenApply(o -> outcomes[index] = o));
+                decided.add(decide(check, budgetNanos, onCancel).thenApply(o -> outcomes[index] = o));
             }
+        }
+        if (!onCancel.isEmpty()) {
+            // a call the client cancels (Envoy's timeout, a reset stream) stops waiting for the grid at once
+            Context.CancellationListener cancelled = c -> onCancel.forEach(Runnable::run);
+            call.addListener(cancelled, Runnable::run);
+            CompletableFuture.allOf(decided.toArray(CompletableFuture[]::new))
+                    .whenComplete((v, e) -> call.removeListener(cancelled));
         }
         CompletableFuture.allOf(decided.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
             try {
@@ -352,8 +365,11 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
         return out;
     }
 
-    /** One descriptor's decision: the grid's within the budget, else the failure mode's. Never fails. */
-    private CompletableFuture<Outcome> decide(Check check, long budgetNanos) {
+    /**
+     * One descriptor's decision: the grid's within the budget, else the failure mode's; {@link Source#CANCELLED}
+     * when the call is cancelled first ({@code onCancel} receives what does that). Never fails.
+     */
+    private CompletableFuture<Outcome> decide(Check check, long budgetNanos, List<Runnable> onCancel) {
         Policy policy = check.rule().policy();
         long asked = check.asked();
         long startNanos = System.nanoTime();
@@ -378,6 +394,17 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
             }, budgetNanos, TimeUnit.NANOSECONDS);
         }
         ScheduledFuture<?> armed = timeout;
+        onCancel.add(() -> {
+            if (settled.compareAndSet(false, true)) {
+                if (armed != null) {
+                    armed.cancel(false);
+                }
+                if (!giveBack.returnsCapacity()) {
+                    grid.cancel(false); // still queued on this replica: never sent
+                } // else the late answer is awaited and an admission given back
+                result.complete(new Outcome(check, null, Source.CANCELLED));
+            }
+        });
         grid.whenComplete((decision, error) -> {
             if (armed != null) {
                 armed.cancel(false);
@@ -435,20 +462,26 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                          StreamObserver<RateLimitResponse> out) {
         int n = matched.length;
         boolean unavailable = false;
+        boolean cancelled = false;
         boolean over = false;
         for (Outcome o : outcomes) {
             if (o != null) {
                 unavailable |= o.source() == Source.UNAVAILABLE;
+                cancelled |= o.source() == Source.CANCELLED;
                 over |= o.over() && !o.check().rule().shadow();
             }
         }
         count(outcomes);
-        if (unavailable || over) {
+        if (unavailable || over || cancelled) {
             for (Outcome o : outcomes) {
                 if (o != null && o.source() == Source.GRID && o.decision().allowed() && !o.check().peek()) {
                     giveBack.giveBack(o.check().rule().policy(), o.check().key(), o.check().asked(), o.decision());
                 }
             }
+        }
+        if (cancelled) {
+            out.onError(Status.CANCELLED.withDescription("cancelled by the client").asRuntimeException());
+            return;
         }
         if (unavailable) {
             out.onError(Status.UNAVAILABLE.withDescription("the rate-limit grid did not answer in time "
@@ -542,6 +575,9 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                 case LOCAL -> metrics.fallback(GridLimitMetrics.Source.ENVOY, policy, FailureMode.LOCAL);
                 case OPEN -> metrics.fallback(GridLimitMetrics.Source.ENVOY, policy, FailureMode.OPEN);
                 case UNAVAILABLE -> metrics.fallback(GridLimitMetrics.Source.ENVOY, policy, FailureMode.CLOSED);
+                case CANCELLED -> {
+                    // the call was cancelled before the grid answered: no decision to count
+                }
             }
         }
     }
@@ -559,8 +595,13 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                 .build();
     }
 
-    /** Who answered a descriptor. */
-    private enum Source { GRID, LOCAL, OPEN, UNAVAILABLE }
+    /** Who answered a descriptor (CANCELLED: nobody, the call was cancelled first). */
+    private enum Source { GRID, LOCAL, OPEN, UNAVAILABLE, CANCELLED }
+
+    /** @return how many grid waits have a timer armed (for tests: a cancelled call leaves none) */
+    int armedTimers() {
+        return ((ScheduledThreadPoolExecutor) timer).getQueue().size();
+    }
 
     /**
      * One descriptor to decide.
