@@ -411,7 +411,10 @@ public final class RlsConfigReader {
         return out;
     }
 
-    /** Every name a replaces list gives must be the name of some rule of the same domain. */
+    /**
+     * Every name a replaces list gives must be the name of some rule of the same domain, and no rule may replace
+     * itself through others (a cycle: when all its rules match one request, none of their limits would apply).
+     */
     private void checkReplaces() {
         Map<String, Set<String>> namesByDomain = new HashMap<>();
         List<Object[]> refs = new ArrayList<>();
@@ -425,6 +428,50 @@ public final class RlsConfigReader {
                         + ref[2] + "', which no rate_limit of the domain has");
             }
         }
+        Map<String, Map<String, Set<String>>> edges = new LinkedHashMap<>();
+        for (Object[] ref : refs) {
+            if (ref[3] != null) {
+                edges.computeIfAbsent((String) ref[0], k -> new LinkedHashMap<>())
+                        .computeIfAbsent((String) ref[3], k -> new LinkedHashSet<>()).add((String) ref[2]);
+            }
+        }
+        edges.forEach((domain, graph) -> {
+            Set<String> done = new LinkedHashSet<>();
+            for (String start : graph.keySet()) {
+                List<String> cycle = cycle(start, graph, new ArrayList<>(), done);
+                if (cycle != null) {
+                    errors.add(drafts.get(domain).file() + ": domain '" + domain + "': rate_limit.replaces make "
+                            + "a cycle (" + String.join(" replaces ", cycle) + "): when its rules all match one request, none of their limits applies; "
+                            + "remove one of the replaces");
+                }
+            }
+        });
+    }
+
+    /** @return the first cycle of names reachable from {@code name} (first name repeated at the end), or null */
+    private static @Nullable List<String> cycle(String name, Map<String, Set<String>> graph, List<String> path,
+                                                Set<String> done) {
+        int at = path.indexOf(name);
+        if (at >= 0) {
+            List<String> c = new ArrayList<>(path.subList(at, path.size()));
+            c.add(name);
+            return c;
+        }
+        if (done.contains(name)) {
+            return null;
+        }
+        path.add(name);
+        for (String next : graph.getOrDefault(name, Set.of())) {
+            List<String> c = cycle(next, graph, path, done);
+            if (c != null) {
+                path.remove(path.size() - 1);
+                done.addAll(c);
+                return c;
+            }
+        }
+        path.remove(path.size() - 1);
+        done.add(name);
+        return null;
     }
 
     private static void walk(Map<String, Draft> level, String domain, Map<String, Set<String>> names,
@@ -439,7 +486,7 @@ public final class RlsConfigReader {
                 names.computeIfAbsent(domain, k -> new LinkedHashSet<>()).add(name);
             }
             for (String n : replaces) {
-                refs.add(new Object[] {domain, path, n});
+                refs.add(new Object[] {domain, path, n, name});
             }
             walk(d.children(), domain, names, refs);
         }

@@ -376,6 +376,42 @@ class RlsConfigReaderTest {
     }
 
     @Test
+    void replacesThatMakeACycleAreRefused() throws IOException {
+        // found by attack: a replaces b and b replaces a dropped both limits whenever both matched (no limit at all)
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    rate_limit: {name: a, unit: second, requests_per_unit: 5, replaces: [{name: b}]}
+                  - key: j
+                    rate_limit: {name: b, unit: second, requests_per_unit: 5, replaces: [{name: a}]}
+                """)).endsWith(": domain 'd': rate_limit.replaces make a cycle (a replaces b replaces a): when its "
+                + "rules all match one request, none of their limits applies; remove one of the replaces");
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    rate_limit: {name: a, unit: second, requests_per_unit: 5, replaces: [{name: b}]}
+                  - key: j
+                    rate_limit: {name: b, unit: second, requests_per_unit: 5, replaces: [{name: c}]}
+                  - key: i
+                    rate_limit: {name: c, unlimited: true, replaces: [{name: a}]}
+                """)).contains("rate_limit.replaces make a cycle (a replaces b replaces c replaces a)");
+        // a chain is no cycle
+        RlsConfig c = read(write("chain.yaml", """
+                domain: d
+                descriptors:
+                  - key: k
+                    rate_limit: {name: a, unit: second, requests_per_unit: 5, replaces: [{name: b}]}
+                  - key: j
+                    rate_limit: {name: b, unit: second, requests_per_unit: 5, replaces: [{name: c}]}
+                  - key: i
+                    rate_limit: {name: c, unit: second, requests_per_unit: 5}
+                """));
+        assertThat(c.rules()).extracting(RlsRule::replaces).containsExactly(List.of("b"), List.of("c"), List.of());
+    }
+
+    @Test
     void aDomainLivesInOneFileAndEveryPathMustExist() throws IOException {
         String a = write("a.yaml", "domain: d\ndescriptors: []\n");
         String b = write("b.yaml", "domain: d\ndescriptors: []\n");
