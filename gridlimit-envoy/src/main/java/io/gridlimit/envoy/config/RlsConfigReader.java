@@ -101,6 +101,11 @@ public final class RlsConfigReader {
         }
         for (int i = 0; i < paths.size(); i++) {
             String where = PROPERTY + "[" + i + "]";
+            if (paths.get(i).isBlank()) {
+                // Path.of("") is the working directory: never read it by accident
+                errors.add(where + ": is empty; write a file or directory path");
+                continue;
+            }
             Path path = Path.of(paths.get(i).trim());
             if (Files.isDirectory(path)) {
                 List<Path> files;
@@ -167,8 +172,10 @@ public final class RlsConfigReader {
         }
         DraftDomain earlier = drafts.get(domain);
         if (earlier != null) {
-            errors.add(where + ": domain '" + domain + "' is also defined in " + earlier.file()
-                    + "; each domain lives in one file");
+            errors.add(where + (earlier.file().equals(where) ? ": is read twice (listed again in " + PROPERTY
+                    + ", or inside a listed directory); list each file once"
+                    : ": domain '" + domain + "' is also defined in " + earlier.file()
+                    + "; each domain lives in one file"));
             return;
         }
         String context = where + ": domain '" + domain + "'";

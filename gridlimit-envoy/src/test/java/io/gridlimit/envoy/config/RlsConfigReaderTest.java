@@ -422,6 +422,19 @@ class RlsConfigReaderTest {
                 + "' is neither a file nor a directory");
         assertThatThrownBy(() -> RlsConfigReader.read(List.of())).hasMessageContaining(
                 "gridlimit.envoy-rls.config-files: is empty");
+        // found by attack: an empty entry ("a.yaml," in an environment variable) was the working directory, whose
+        // YAML files were then read as rules
+        Files.writeString(Path.of("stray-in-working-directory.yaml"), "domain: stray\ndescriptors: []\n");
+        try {
+            assertThatThrownBy(() -> read(a, "", "  ")).hasMessage("Invalid GridLimit configuration: "
+                    + "gridlimit.envoy-rls.config-files[1]: is empty; write a file or directory path; "
+                    + "gridlimit.envoy-rls.config-files[2]: is empty; write a file or directory path");
+        } finally {
+            Files.delete(Path.of("stray-in-working-directory.yaml"));
+        }
+        // the same file twice (listed again, or inside a listed directory) says so
+        assertThatThrownBy(() -> read(a, dir.toString())).hasMessageContaining(a + ": is read twice (listed again "
+                + "in gridlimit.envoy-rls.config-files, or inside a listed directory); list each file once");
     }
 
     @Test
