@@ -169,24 +169,7 @@ class EnvoyHostileClientTest {
         MethodDescriptor<byte[], byte[]> raw = RateLimitServiceGrpc.getShouldRateLimitMethod()
                 .toBuilder(BYTES, BYTES).build();
         List<LogRecord> logged = new CopyOnWriteArrayList<>();
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
-                    logged.add(record);
-                }
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        Logger grpc = Logger.getLogger("io.grpc");
-        grpc.addHandler(handler);
+        Handler handler = warnings(logged);
         try {
             for (byte[] request : List.of(bytes, new byte[] {(byte) 0xFF, (byte) 0xFF, 0x01})) {
                 // found by attack: grpc-java answered UNKNOWN and logged a SEVERE stack trace for each
@@ -199,7 +182,7 @@ class EnvoyHostileClientTest {
                         });
             }
         } finally {
-            grpc.removeHandler(handler);
+            GRPC_LOG.removeHandler(handler);
         }
         assertThat(logged).isEmpty();
         // "?" and U+FFFD are what a lenient decoder would have made of it: nothing was decided under any key
@@ -266,6 +249,50 @@ class EnvoyHostileClientTest {
         for (Meter m : registry.getMeters()) {
             assertThat(m.getId().toString()).doesNotContain("tenant-");
         }
+    }
+
+    @Test
+    void aMessageAboveFourMebibytesIsResourceExhaustedAndLogsNothing() {
+        List<LogRecord> logged = new CopyOnWriteArrayList<>();
+        Handler handler = warnings(logged);
+        try {
+            // found by attack: grpc-java logged a WARNING with a stack trace for each such message
+            assertThatThrownBy(() -> rls.call("attack", d("user", "v".repeat(5_000_000))))
+                    .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+                        assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+                        assertThat(e.getStatus().getDescription()).isEqualTo("gRPC message exceeds maximum size "
+                                + "4194304: 5000029");
+                    });
+        } finally {
+            GRPC_LOG.removeHandler(handler);
+        }
+        assertThat(logged).isEmpty();
+        // just below the maximum: decided
+        assertThat(statuses(rls.call("attack", d("user", "v".repeat(4_000_000))))).containsExactly("OK 9/10 per DAY");
+    }
+
+    private static final Logger GRPC_LOG = Logger.getLogger("io.grpc");
+
+    /** Collects what grpc-java logs at WARNING or above until the handler is removed from {@link #GRPC_LOG}. */
+    private static Handler warnings(List<LogRecord> into) {
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    into.add(record);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        GRPC_LOG.addHandler(handler);
+        return handler;
     }
 
     private static int indexOf(byte[] haystack, byte[] needle) {
