@@ -141,6 +141,45 @@ class EnvoyFailureModeTest {
     }
 
     @Test
+    void callsWaitingForTheGridNeverHoldTheEventLoop() {
+        SwitchableGrid.Grid grid = start("closed", "gridlimit.grid-timeout", "1h");
+        grid.mode(SwitchableGrid.Mode.NEVER);
+        EnvoyRateLimitService service = rls.context.getBean(EnvoyRateLimitService.class);
+        RateLimitServiceGrpc.RateLimitServiceStub async = RateLimitServiceGrpc.newStub(rls.channel);
+        List<CompletableFuture<Status>> waiting = new java.util.ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            CompletableFuture<Status> done = new CompletableFuture<>();
+            waiting.add(done);
+            async.shouldRateLimit(RateLimitRequest.newBuilder().setDomain("mongo_cps")
+                    .addDescriptors(d("database", "users")).build(), new io.grpc.stub.StreamObserver<>() {
+                        @Override
+                        public void onNext(RateLimitResponse value) {
+                        }
+
+                        @Override
+                        public void onError(Throwable t) {
+                            done.complete(Status.fromThrowable(t));
+                        }
+
+                        @Override
+                        public void onCompleted() {
+                            done.complete(Status.OK);
+                        }
+                    });
+        }
+        // 50 calls wait for a grid that never answers (grid-timeout 1 h, no deadline), on one connection, while
+        // the gRPC event loop that runs the handler directly still answers a call that needs no grid at once
+        await().atMost(10, TimeUnit.SECONDS).until(() -> service.armedTimers() == 50);
+        RateLimitResponse r = rls.stub.withDeadlineAfter(5, TimeUnit.SECONDS).shouldRateLimit(RateLimitRequest
+                .newBuilder().setDomain("no-such-domain").addDescriptors(d("database", "users")).build());
+        assertThat(r.getOverallCode()).isEqualTo(RateLimitResponse.Code.OK);
+        assertThat(waiting).noneMatch(CompletableFuture::isDone);
+        assertThat(grid.calls()).isEqualTo(50);
+        rls.channel.shutdownNow();
+        await().atMost(10, TimeUnit.SECONDS).until(() -> service.armedTimers() == 0);
+    }
+
+    @Test
     void aCancelledCallStopsWaitingForTheGridAtOnce() {
         SwitchableGrid.Grid grid = start("closed", "gridlimit.grid-timeout", "1h");
         grid.mode(SwitchableGrid.Mode.NEVER);
