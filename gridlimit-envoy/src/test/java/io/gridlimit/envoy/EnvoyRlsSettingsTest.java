@@ -4,7 +4,13 @@ import io.gridlimit.micronaut.support.Ports;
 import io.micronaut.context.ApplicationContext;
 import org.junit.jupiter.api.Test;
 
+import java.net.ConnectException;
+import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.Collections;
 import java.net.ServerSocket;
 import java.util.List;
 import java.util.Map;
@@ -39,9 +45,13 @@ class EnvoyRlsSettingsTest {
     void offByDefault() {
         Map<String, Object> p = props();
         p.remove("gridlimit.envoy-rls.enabled");
+        int port = Integer.parseInt((String) p.get("gridlimit.envoy-rls.port"));
         try (ApplicationContext c = ApplicationContext.run(p)) {
             assertThat(c.containsBean(EnvoyRlsServer.class)).isFalse();
             assertThat(c.containsBean(EnvoyRlsSettings.class)).isFalse();
+            // nothing listens on the port, even though it is configured
+            assertThatThrownBy(() -> new Socket(InetAddress.getLoopbackAddress(), port).close())
+                    .isInstanceOf(ConnectException.class);
         }
     }
 
@@ -68,12 +78,19 @@ class EnvoyRlsSettingsTest {
     }
 
     @Test
-    void enabledItListensOnLoopbackByDefault() {
+    void enabledItListensOnLoopbackByDefault() throws Exception {
         try (ApplicationContext c = ApplicationContext.run(props())) {
             EnvoyRlsSettings s = c.getBean(EnvoyRlsSettings.class);
             assertThat(s.host()).isEqualTo("127.0.0.1");
             assertThat(s.loopbackOnly()).isTrue();
             assertThat(c.getBean(EnvoyRlsServer.class).port()).isEqualTo(s.port());
+            new Socket(InetAddress.getLoopbackAddress(), s.port()).close();
+            // and only there: this host's other addresses refuse the connection
+            List<InetAddress> others = otherAddresses();
+            for (InetAddress other : others) {
+                assertThatThrownBy(() -> new Socket(other, s.port()).close()).as(other.toString())
+                        .isInstanceOf(ConnectException.class);
+            }
             // unset port and host: 8083 on loopback (read without opening it: 8083 may be taken on this machine)
             EnvoyRlsProperties raw = new EnvoyRlsProperties();
             raw.setConfigFiles(List.of(Rls.file("example1.yaml")));
@@ -83,6 +100,19 @@ class EnvoyRlsSettingsTest {
             raw.setHost("0.0.0.0");
             assertThat(new EnvoyRlsSettings(raw, c).loopbackOnly()).isFalse();
         }
+    }
+
+    /** @return this host's IPv4 addresses that are not loopback (none on a host with loopback only) */
+    private static List<InetAddress> otherAddresses() throws SocketException {
+        List<InetAddress> out = new java.util.ArrayList<>();
+        for (NetworkInterface n : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+            for (InetAddress a : Collections.list(n.getInetAddresses())) {
+                if (a instanceof Inet4Address && !a.isLoopbackAddress()) {
+                    out.add(a);
+                }
+            }
+        }
+        return out;
     }
 
     @Test
