@@ -42,8 +42,8 @@ import java.util.stream.Stream;
  *
  * <ul>
  *   <li>A file holds one YAML document: {@code domain} (non-empty, unique across files) and {@code descriptors}.
- *       A path that is a directory stands for its {@code *.yaml} and {@code *.yml} files (not those whose name
- *       starts with {@code .}), in name order.</li>
+ *       A path that is a directory stands for its {@code *.yaml} and {@code *.yml} files, the extension in any
+ *       case (not those whose name starts with {@code .}), in name order.</li>
  *   <li>A descriptor: {@code key} (required), {@code value} (optional; absent or empty matches any value),
  *       {@code rate_limit}, {@code descriptors}, {@code shadow_mode}. No two descriptors of one level share key
  *       and value.</li>
@@ -77,7 +77,7 @@ public final class RlsConfigReader {
             "replaces", "gridlimit");
     private static final Set<String> EXTENSION_FIELDS = Set.of("algorithm", "capacity");
     private static final Pattern POLICY_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
-    private static final Pattern DIGITS = Pattern.compile("[0-9]{1,20}");
+    private static final Pattern DIGITS = Pattern.compile("[0-9]{1,4096}");
 
     private final List<String> errors = new ArrayList<>();
     private final Map<String, DraftDomain> drafts = new LinkedHashMap<>();
@@ -111,7 +111,7 @@ public final class RlsConfigReader {
                 List<Path> files;
                 try (Stream<Path> list = Files.list(path)) {
                     files = list.filter(p -> !p.getFileName().toString().startsWith("."))
-                            .filter(p -> p.getFileName().toString().matches(".*\\.ya?ml"))
+                            .filter(p -> p.getFileName().toString().matches("(?i).*\\.ya?ml"))
                             .filter(Files::isRegularFile).sorted().toList();
                 } catch (IOException e) {
                     errors.add(where + ": cannot list directory '" + path + "': " + e.getMessage());
@@ -285,7 +285,8 @@ public final class RlsConfigReader {
         if (rpu == null && !r.containsKey("requests_per_unit")) {
             errors.add(here + ": rate_limit.requests_per_unit is missing");
         } else if (rpu != null && (rpu < 1 || rpu > MAX_REQUESTS_PER_UNIT)) {
-            errors.add(here + ": rate_limit.requests_per_unit: '" + rpu + "' is outside [1, "
+            errors.add(here + ": rate_limit.requests_per_unit: '" + String.valueOf(r.get("requests_per_unit")).trim()
+                    + "' is outside [1, "
                     + MAX_REQUESTS_PER_UNIT + "]" + (rpu == 0 ? " (SPEC §1: a limit is at least 1; to refuse "
                     + "every request of this descriptor, deny it in Envoy, e.g. with an RBAC filter)" : ""));
             rpu = null;
@@ -314,7 +315,8 @@ public final class RlsConfigReader {
                         errors.add(here + ": rate_limit.gridlimit.capacity is for token-bucket and gcra only; "
                                 + algorithm.configName() + " takes requests_per_unit per unit");
                     } else if (capacity != null && (capacity < 1 || capacity > MAX_REQUESTS_PER_UNIT)) {
-                        errors.add(here + ": rate_limit.gridlimit.capacity: '" + capacity + "' is outside [1, "
+                        errors.add(here + ": rate_limit.gridlimit.capacity: '" + String.valueOf(e.get("capacity"))
+                                .trim() + "' is outside [1, "
                                 + MAX_REQUESTS_PER_UNIT + "]");
                     }
                 }

@@ -412,6 +412,40 @@ class RlsConfigReaderTest {
     }
 
     @Test
+    void emptyFilesEmptyDirectoriesAndHugeLimitsAreRefused() throws IOException {
+        assertThat(refusal("")).endsWith(": holds 0 YAML documents; write exactly one domain per file");
+        assertThat(refusal("# only a comment\n---\n")).endsWith(": holds 0 YAML documents; write exactly one domain "
+                + "per file");
+        Path none = Files.createDirectory(dir.resolve("none"));
+        Files.writeString(none.resolve("notes.txt"), "domain: d");
+        assertThatThrownBy(() -> read(none.toString())).hasMessage("Invalid GridLimit configuration: "
+                + "gridlimit.envoy-rls.config-files[0]: directory '" + none + "' holds no .yaml or .yml file");
+        // 10^15 + 1 (above SPEC §1's limit), and a number past 2^64 (was refused as 'not a whole number')
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    rate_limit: {unit: second, requests_per_unit: 1000000000000001}
+                  - key: j
+                    rate_limit: {unit: DaY, requests_per_unit: 2,
+                                 gridlimit: {algorithm: gcra, capacity: 123456789012345678901234}}
+                """)).contains("descriptor k (descriptors[0]): rate_limit.requests_per_unit: '1000000000000001' is "
+                        + "outside [1, 4294967295]")
+                .contains("descriptor j (descriptors[1]): rate_limit.gridlimit.capacity: '123456789012345678901234' is "
+                        + "outside [1, 4294967295]");
+    }
+
+    @Test
+    void aDirectoryReadsYamlExtensionsInAnyCase() throws IOException {
+        // found by attack: B.YAML beside a.yaml was skipped without a word (its limits silently absent)
+        Path conf = Files.createDirectory(dir.resolve("mixed"));
+        Files.copy(example("example1.yaml"), conf.resolve("a.yaml"));
+        Files.copy(example("example2.yaml"), conf.resolve("B.YAML"));
+        Files.copy(example("example4.yaml"), conf.resolve("c.Yml"));
+        assertThat(read(conf.toString()).domains()).containsOnlyKeys("mongo_cps", "messaging", "example4");
+    }
+
+    @Test
     void aDomainLivesInOneFileAndEveryPathMustExist() throws IOException {
         String a = write("a.yaml", "domain: d\ndescriptors: []\n");
         String b = write("b.yaml", "domain: d\ndescriptors: []\n");
