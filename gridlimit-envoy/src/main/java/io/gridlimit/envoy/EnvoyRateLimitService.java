@@ -79,12 +79,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Time.</b> Each decision waits at most {@code gridlimit.grid-timeout}, and at most four fifths of what is
  * left of the call's gRPC deadline, so that the answer reaches Envoy before it gives up; a call whose deadline has
  * passed answers {@code DEADLINE_EXCEEDED}; a call the client cancels stops waiting at once (its decisions still
- * queued on this replica are never sent, one already sent stands: under-admission only) and is not counted. A decision the grid does not give in time (or fails) is answered by
- * {@code gridlimit.failure-mode}: {@code local} decides it on this replica's share ({@link LocalFallback}),
- * {@code open} answers it OK, {@code closed} (and {@code local} for a policy without a share) answers the whole call
- * {@code UNAVAILABLE}. Without a give-back that returns capacity, a request still queued on this replica is
- * cancelled and never sent (one already sent is decided by the grid, unseen); with one, the late answer is awaited and
- * an admission that arrives after the answer is given back.
+ * queued on this replica are never sent, one already sent stands: under-admission only) and is not counted. A
+ * decision the grid does not give in time (or fails) is answered by {@code gridlimit.failure-mode}: {@code local}
+ * decides it on this replica's share ({@link LocalFallback}), {@code open} answers it OK, {@code closed} (and
+ * {@code local} for a policy without a share) answers the whole call {@code UNAVAILABLE}. Without a give-back that
+ * returns capacity, a request still queued on this replica is cancelled and never sent (one already sent is decided
+ * by the grid, unseen); with one, the late answer is awaited and an admission that arrives after the answer is given
+ * back.
  *
  * <p><b>Response.</b> One status per descriptor ({@code current_limit} is the configured rule,
  * {@code limit_remaining} and {@code duration_until_reset} the decision's, uint32 saturating), and in
