@@ -121,6 +121,11 @@ class EnvoyRlsSettingsTest {
                 .contains("gridlimit.envoy-rls.port: '70000' is not a port in [1, 65535]")
                 .contains("gridlimit.envoy-rls.host: 'localhost' is not an IP address literal (write e.g. "
                         + "127.0.0.1, ::1 or 0.0.0.0)");
+        // port 0 (an ephemeral port Envoy could never be pointed at) and other spellings
+        for (String bad : List.of("0", "-1", "8083.0", "0x1F93")) {
+            assertThat(bootError(props("gridlimit.envoy-rls.port", bad)))
+                    .contains("gridlimit.envoy-rls.port: '" + bad + "' is not");
+        }
         assertThat(bootError(props("gridlimit.envoy-rls.port", "9999", "gridlimit.decision-api.port", "9999")))
                 .contains("gridlimit.envoy-rls.port: '9999' is also gridlimit.decision-api.port; the gRPC service "
                         + "needs a port of its own");
