@@ -23,7 +23,11 @@ import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.gridlimit.micronaut.problem.Problem;
 import io.grpc.Context;
 import io.grpc.Deadline;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerMethodDefinition;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micronaut.context.annotation.Requires;
@@ -36,6 +40,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -56,7 +61,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * {@code envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit} on GridLimit (docs/SPEC.md §12).
  *
- * <p><b>Request.</b> Checked whole before anything is decided ({@code INVALID_ARGUMENT} otherwise): a non-empty
+ * <p><b>Request.</b> Checked whole before anything is decided ({@code INVALID_ARGUMENT} otherwise): valid protobuf
+ * with UTF-8 strings (served through {@link #strictDefinition()}); a non-empty
  * domain; 1 to {@value #MAX_DESCRIPTORS} descriptors of 1 to {@value #MAX_ENTRIES} entries with non-empty keys; no
  * per-request limit override ({@code descriptors[i].limit}); costs in [0, 10^15]. The cost of a descriptor is its
  * own {@code hits_addend} when set, else the request's ({@code 0} there means 1); an explicit 0 on a descriptor is a
@@ -72,12 +78,14 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>Time.</b> Each decision waits at most {@code gridlimit.grid-timeout}, and at most four fifths of what is
  * left of the call's gRPC deadline, so that the answer reaches Envoy before it gives up; a call whose deadline has
- * passed answers {@code DEADLINE_EXCEEDED}. A decision the grid does not give in time (or fails) is answered by
- * {@code gridlimit.failure-mode}: {@code local} decides it on this replica's share ({@link LocalFallback}),
- * {@code open} answers it OK, {@code closed} (and {@code local} for a policy without a share) answers the whole call
- * {@code UNAVAILABLE}. Without a give-back that returns capacity, a request still queued on this replica is
- * cancelled and never sent (one already sent is decided by the grid, unseen); with one, the late answer is awaited and
- * an admission that arrives after the answer is given back.
+ * passed answers {@code DEADLINE_EXCEEDED}; a call the client cancels stops waiting at once (its decisions still
+ * queued on this replica are never sent, one already sent stands: under-admission only) and is not counted. A
+ * decision the grid does not give in time (or fails) is answered by {@code gridlimit.failure-mode}: {@code local}
+ * decides it on this replica's share ({@link LocalFallback}), {@code open} answers it OK, {@code closed} (and
+ * {@code local} for a policy without a share) answers the whole call {@code UNAVAILABLE}. Without a give-back that
+ * returns capacity, a request still queued on this replica is cancelled and never sent (one already sent is decided
+ * by the grid, unseen); with one, the late answer is awaited and an admission that arrives after the answer is given
+ * back.
  *
  * <p><b>Response.</b> One status per descriptor ({@code current_limit} is the configured rule,
  * {@code limit_remaining} and {@code duration_until_reset} the decision's, uint32 saturating), and in
@@ -88,7 +96,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Thread-safe.
  */
 @Singleton
-@Requires(property = EnvoyRlsSettings.ENABLED_PROPERTY, value = "true")
+@Requires(condition = EnvoyRlsEnabled.class)
 public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitServiceImplBase {
     /** Most descriptors in one request. */
     public static final int MAX_DESCRIPTORS = 100;
@@ -99,6 +107,10 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
     /** {@code limit_remaining} of an unlimited descriptor, as envoyproxy/ratelimit answers it: 2^32 - 1. */
     public static final int UNLIMITED_REMAINING = -1;
 
+    /** Stands for a request whose bytes are not a valid {@code RateLimitRequest} (compared by identity). */
+    private static final RateLimitRequest UNPARSABLE = RateLimitRequest.newBuilder().build();
+    private static final String UNPARSABLE_MESSAGE = "the request is not a valid RateLimitRequest (bad protobuf "
+            + "encoding, or a string that is not UTF-8)";
     private static final Logger LOG = LoggerFactory.getLogger(EnvoyRateLimitService.class);
     private static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long MAX_UINT32 = 0xFFFF_FFFFL;
@@ -177,6 +189,10 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
      */
     @Override
     public void shouldRateLimit(RateLimitRequest request, StreamObserver<RateLimitResponse> out) {
+        if (request == UNPARSABLE) {
+            out.onError(Status.INVALID_ARGUMENT.withDescription(UNPARSABLE_MESSAGE).asRuntimeException());
+            return;
+        }
         long budgetNanos = gridTimeoutNanos;
         Deadline deadline = Context.current().getDeadline();
         if (deadline != null) {
@@ -205,8 +221,13 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
             out.onCompleted();
             return;
         }
+        Context call = Context.current();
+        if (call.isCancelled()) {
+            return; // the client has gone: nothing is decided
+        }
         RlsRule[] matched = match(domain, request);
         List<CompletableFuture<Outcome>> decided = new ArrayList<>();
+        List<Runnable> onCancel = new ArrayList<>();
         Outcome[] outcomes = new Outcome[n];
         for (int i = 0; i < n; i++) {
             RlsRule rule = matched[i];
@@ -217,8 +238,15 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                 Check check = new Check(i, rule, RlsConfig.gridKey(keys(d), values(d)), cost == 0 ? 1 : cost,
                         cost == 0);
                 int index = i;
-                decided.add(decide(check, budgetNanos).thenApply(o -> outcomes[index] = o));
+                decided.add(decide(check, budgetNanos, onCancel).thenApply(o -> outcomes[index] = o));
             }
+        }
+        if (!onCancel.isEmpty()) {
+            // a call the client cancels (Envoy's timeout, a reset stream) stops waiting for the grid at once
+            Context.CancellationListener cancelled = c -> onCancel.forEach(Runnable::run);
+            call.addListener(cancelled, Runnable::run);
+            CompletableFuture.allOf(decided.toArray(CompletableFuture[]::new))
+                    .whenComplete((v, e) -> call.removeListener(cancelled));
         }
         CompletableFuture.allOf(decided.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
             try {
@@ -228,6 +256,47 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                 out.onError(Status.INTERNAL.withDescription("GridLimit could not answer").asRuntimeException());
             }
         });
+    }
+
+    /**
+     * This service bound for a server, with one change to what {@link #bindService()} gives: a request that is not
+     * a valid {@code RateLimitRequest} (bad protobuf encoding, or a string that is not UTF-8, which proto3 refuses)
+     * is answered {@code INVALID_ARGUMENT}, like every other malformed request. grpc-java would answer it
+     * {@code UNKNOWN} and log a SEVERE stack trace through java.util.logging for each one, so any client could
+     * flood the log.
+     *
+     * @return the service definition to add to a gRPC server, never null
+     */
+    public ServerServiceDefinition strictDefinition() {
+        ServerServiceDefinition bound = bindService();
+        String name = RateLimitServiceGrpc.getShouldRateLimitMethod().getFullMethodName();
+        ServerServiceDefinition.Builder out = ServerServiceDefinition.builder(RateLimitServiceGrpc.SERVICE_NAME);
+        for (ServerMethodDefinition<?, ?> m : bound.getMethods()) {
+            if (!m.getMethodDescriptor().getFullMethodName().equals(name)) {
+                out.addMethod(m);
+            }
+        }
+        @SuppressWarnings("unchecked")
+        ServerMethodDefinition<RateLimitRequest, RateLimitResponse> should =
+                (ServerMethodDefinition<RateLimitRequest, RateLimitResponse>) bound.getMethod(name);
+        MethodDescriptor.Marshaller<RateLimitRequest> strict = should.getMethodDescriptor().getRequestMarshaller();
+        MethodDescriptor.Marshaller<RateLimitRequest> refusing = new MethodDescriptor.Marshaller<>() {
+            @Override
+            public InputStream stream(RateLimitRequest value) {
+                return strict.stream(value);
+            }
+
+            @Override
+            public RateLimitRequest parse(InputStream stream) {
+                try {
+                    return strict.parse(stream);
+                } catch (StatusRuntimeException e) {
+                    return UNPARSABLE; // answered INVALID_ARGUMENT by shouldRateLimit
+                }
+            }
+        };
+        return out.addMethod(should.getMethodDescriptor().toBuilder().setRequestMarshaller(refusing).build(),
+                should.getServerCallHandler()).build();
     }
 
     /** @return why the request is refused whole, naming the field (never a value), or null */
@@ -297,8 +366,11 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
         return out;
     }
 
-    /** One descriptor's decision: the grid's within the budget, else the failure mode's. Never fails. */
-    private CompletableFuture<Outcome> decide(Check check, long budgetNanos) {
+    /**
+     * One descriptor's decision: the grid's within the budget, else the failure mode's; {@link Source#CANCELLED}
+     * when the call is cancelled first ({@code onCancel} receives what does that). Never fails.
+     */
+    private CompletableFuture<Outcome> decide(Check check, long budgetNanos, List<Runnable> onCancel) {
         Policy policy = check.rule().policy();
         long asked = check.asked();
         long startNanos = System.nanoTime();
@@ -323,6 +395,17 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
             }, budgetNanos, TimeUnit.NANOSECONDS);
         }
         ScheduledFuture<?> armed = timeout;
+        onCancel.add(() -> {
+            if (settled.compareAndSet(false, true)) {
+                if (armed != null) {
+                    armed.cancel(false);
+                }
+                if (!giveBack.returnsCapacity()) {
+                    grid.cancel(false); // still queued on this replica: never sent
+                } // else the late answer is awaited and an admission given back
+                result.complete(new Outcome(check, null, Source.CANCELLED));
+            }
+        });
         grid.whenComplete((decision, error) -> {
             if (armed != null) {
                 armed.cancel(false);
@@ -380,20 +463,26 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                          StreamObserver<RateLimitResponse> out) {
         int n = matched.length;
         boolean unavailable = false;
+        boolean cancelled = false;
         boolean over = false;
         for (Outcome o : outcomes) {
             if (o != null) {
                 unavailable |= o.source() == Source.UNAVAILABLE;
+                cancelled |= o.source() == Source.CANCELLED;
                 over |= o.over() && !o.check().rule().shadow();
             }
         }
         count(outcomes);
-        if (unavailable || over) {
+        if (unavailable || over || cancelled) {
             for (Outcome o : outcomes) {
                 if (o != null && o.source() == Source.GRID && o.decision().allowed() && !o.check().peek()) {
                     giveBack.giveBack(o.check().rule().policy(), o.check().key(), o.check().asked(), o.decision());
                 }
             }
+        }
+        if (cancelled) {
+            out.onError(Status.CANCELLED.withDescription("cancelled by the client").asRuntimeException());
+            return;
         }
         if (unavailable) {
             out.onError(Status.UNAVAILABLE.withDescription("the rate-limit grid did not answer in time "
@@ -487,6 +576,9 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                 case LOCAL -> metrics.fallback(GridLimitMetrics.Source.ENVOY, policy, FailureMode.LOCAL);
                 case OPEN -> metrics.fallback(GridLimitMetrics.Source.ENVOY, policy, FailureMode.OPEN);
                 case UNAVAILABLE -> metrics.fallback(GridLimitMetrics.Source.ENVOY, policy, FailureMode.CLOSED);
+                case CANCELLED -> {
+                    // the call was cancelled before the grid answered: no decision to count
+                }
             }
         }
     }
@@ -504,8 +596,13 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                 .build();
     }
 
-    /** Who answered a descriptor. */
-    private enum Source { GRID, LOCAL, OPEN, UNAVAILABLE }
+    /** Who answered a descriptor (CANCELLED: nobody, the call was cancelled first). */
+    private enum Source { GRID, LOCAL, OPEN, UNAVAILABLE, CANCELLED }
+
+    /** @return how many grid waits have a timer armed (for tests: a cancelled call leaves none) */
+    int armedTimers() {
+        return ((ScheduledThreadPoolExecutor) timer).getQueue().size();
+    }
 
     /**
      * One descriptor to decide.

@@ -26,9 +26,25 @@ public class EnvoyRlsProperties {
     /** The prefix of every property of the Envoy rate limit service. */
     public static final String PREFIX = "gridlimit.envoy-rls";
 
+    private Boolean enabled;
     private String port;
     private String host;
     private List<String> configFiles;
+
+    /**
+     * Typed so that the startup property check refuses anything but {@code true} or {@code false} (any case); the
+     * beans themselves are switched by {@link EnvoyRlsEnabled}.
+     *
+     * @return {@code gridlimit.envoy-rls.enabled}, or null when unset (off)
+     */
+    public @Nullable Boolean getEnabled() {
+        return enabled;
+    }
+
+    /** @param enabled whether the gRPC service runs */
+    public void setEnabled(@Nullable Boolean enabled) {
+        this.enabled = enabled;
+    }
 
     /** @return {@code gridlimit.envoy-rls.port} as written, or null when unset */
     public @Nullable String getPort() {

@@ -29,12 +29,21 @@ import java.util.concurrent.TimeUnit;
  * Opens the gRPC port of {@link EnvoyRateLimitService} on {@code gridlimit.envoy-rls.host:port} once the context
  * has started (after the grid joined and warmed up), and closes it with the context. grpc-java's Netty transport
  * (shaded, so Micronaut's Netty is untouched) runs the handler on its event loops directly: the handler never
- * blocks. A port that cannot be bound stops the boot naming the property.
+ * blocks. A port that cannot be bound stops the boot naming the property. A request message above 4 MiB (grpc-java's
+ * default maximum) is answered {@code RESOURCE_EXHAUSTED} and logged by nobody: what a client sends never floods
+ * the log.
  */
 @Singleton
-@Requires(property = EnvoyRlsSettings.ENABLED_PROPERTY, value = "true")
+@Requires(condition = EnvoyRlsEnabled.class)
 public class EnvoyRlsServer {
     private static final Logger LOG = LoggerFactory.getLogger(EnvoyRlsServer.class);
+    /**
+     * grpc-java's logger of a message it cannot deframe (one above the maximum size): it logs a WARNING with a stack
+     * trace for every such message, which any client could repeat to flood the log; the client already gets
+     * {@code RESOURCE_EXHAUSTED}. Held here so the level set on it is not collected with the logger.
+     */
+    private static final java.util.logging.Logger DEFRAME_FAILURES =
+            java.util.logging.Logger.getLogger("io.grpc.netty.shaded.io.grpc.netty.NettyServerStream");
 
     private final EnvoyRlsSettings settings;
     private final EnvoyRateLimitService service;
@@ -92,10 +101,11 @@ public class EnvoyRlsServer {
                         none, config.local().expectedReplicas());
             }
         }
+        DEFRAME_FAILURES.setLevel(java.util.logging.Level.SEVERE);
         try {
             server = NettyServerBuilder.forAddress(new InetSocketAddress(settings.host(), settings.port()))
                     .directExecutor()
-                    .addService(service)
+                    .addService(service.strictDefinition())
                     .build()
                     .start();
         } catch (IOException e) {

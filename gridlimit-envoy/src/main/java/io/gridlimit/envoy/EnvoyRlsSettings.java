@@ -19,7 +19,8 @@ import java.util.regex.Pattern;
  * The Envoy rate limit service's checked settings ({@link EnvoyRlsProperties}) and its rules, read when the context
  * starts ({@link Context}) so that a bad value or a refused envoyproxy/ratelimit file stops the boot before any
  * port opens, with one message naming every property, file, domain and descriptor (docs/SPEC.md §12). Exists only
- * when {@value #ENABLED_PROPERTY} is {@code true}. Immutable.
+ * when {@value #ENABLED_PROPERTY} is {@code true}, in any case ({@link EnvoyRlsEnabled}); another value than
+ * {@code true} or {@code false} stops the boot naming it. Immutable.
  *
  * <ul>
  *   <li>{@code gridlimit.envoy-rls.port}: the gRPC port, an integer in [1, 65535], default {@value #DEFAULT_PORT}
@@ -33,9 +34,9 @@ import java.util.regex.Pattern;
  * </ul>
  */
 @Context
-@Requires(property = EnvoyRlsSettings.ENABLED_PROPERTY, value = "true")
+@Requires(condition = EnvoyRlsEnabled.class)
 public class EnvoyRlsSettings {
-    /** Turns the service on; off by default. */
+    /** Turns the service on ({@code true} or {@code false}, any case); off by default. */
     public static final String ENABLED_PROPERTY = EnvoyRlsProperties.PREFIX + ".enabled";
     /** Property path of the gRPC port. */
     public static final String PORT_PROPERTY = EnvoyRlsProperties.PREFIX + ".port";

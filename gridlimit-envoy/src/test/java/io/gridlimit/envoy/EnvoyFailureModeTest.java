@@ -1,6 +1,11 @@
 package io.gridlimit.envoy;
 
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.Metadata;
 import io.gridlimit.micronaut.support.SwitchableGrid;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -8,7 +13,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static io.gridlimit.envoy.Rls.d;
@@ -109,6 +116,96 @@ class EnvoyFailureModeTest {
                         .addDescriptors(d("database", "users")).build());
         assertThat(r.getOverallCode()).isEqualTo(RateLimitResponse.Code.OK);
         assertThat(statuses(r)).containsExactly("OK 0");
+    }
+
+    @Test
+    void closedAndLocalAlsoAnswerWithinTheDeadlineOfAGridThatNeverAnswers() {
+        for (String mode : List.of("closed", "local")) {
+            SwitchableGrid.Grid grid = start(mode, "gridlimit.grid-timeout", "1h");
+            grid.mode(SwitchableGrid.Mode.NEVER);
+            RateLimitServiceGrpc.RateLimitServiceBlockingStub stub = rls.stub.withDeadlineAfter(3, TimeUnit.SECONDS);
+            RateLimitRequest request = RateLimitRequest.newBuilder().setDomain("mongo_cps")
+                    .addDescriptors(d("database", "users")).build();
+            if (mode.equals("closed")) {
+                // UNAVAILABLE from the service, not the client's own DEADLINE_EXCEEDED
+                assertThatThrownBy(() -> stub.shouldRateLimit(request)).isInstanceOfSatisfying(
+                        StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode())
+                                .isEqualTo(Status.Code.UNAVAILABLE));
+            } else {
+                assertThat(statuses(stub.shouldRateLimit(request))).containsExactly("OK 165/500 per SECOND");
+            }
+            assertThat(rls.context.getBean(EnvoyRateLimitService.class).armedTimers()).isZero();
+            rls.close();
+            rls = null;
+        }
+    }
+
+    @Test
+    void callsWaitingForTheGridNeverHoldTheEventLoop() {
+        SwitchableGrid.Grid grid = start("closed", "gridlimit.grid-timeout", "1h");
+        grid.mode(SwitchableGrid.Mode.NEVER);
+        EnvoyRateLimitService service = rls.context.getBean(EnvoyRateLimitService.class);
+        RateLimitServiceGrpc.RateLimitServiceStub async = RateLimitServiceGrpc.newStub(rls.channel);
+        List<CompletableFuture<Status>> waiting = new java.util.ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            CompletableFuture<Status> done = new CompletableFuture<>();
+            waiting.add(done);
+            async.shouldRateLimit(RateLimitRequest.newBuilder().setDomain("mongo_cps")
+                    .addDescriptors(d("database", "users")).build(), new io.grpc.stub.StreamObserver<>() {
+                        @Override
+                        public void onNext(RateLimitResponse value) {
+                        }
+
+                        @Override
+                        public void onError(Throwable t) {
+                            done.complete(Status.fromThrowable(t));
+                        }
+
+                        @Override
+                        public void onCompleted() {
+                            done.complete(Status.OK);
+                        }
+                    });
+        }
+        // 50 calls wait for a grid that never answers (grid-timeout 1 h, no deadline), on one connection, while
+        // the gRPC event loop that runs the handler directly still answers a call that needs no grid at once
+        await().atMost(10, TimeUnit.SECONDS).until(() -> service.armedTimers() == 50);
+        RateLimitResponse r = rls.stub.withDeadlineAfter(5, TimeUnit.SECONDS).shouldRateLimit(RateLimitRequest
+                .newBuilder().setDomain("no-such-domain").addDescriptors(d("database", "users")).build());
+        assertThat(r.getOverallCode()).isEqualTo(RateLimitResponse.Code.OK);
+        assertThat(waiting).noneMatch(CompletableFuture::isDone);
+        assertThat(grid.calls()).isEqualTo(50);
+        rls.channel.shutdownNow();
+        await().atMost(10, TimeUnit.SECONDS).until(() -> service.armedTimers() == 0);
+    }
+
+    @Test
+    void aCancelledCallStopsWaitingForTheGridAtOnce() {
+        SwitchableGrid.Grid grid = start("closed", "gridlimit.grid-timeout", "1h");
+        grid.mode(SwitchableGrid.Mode.NEVER);
+        EnvoyRateLimitService service = rls.context.getBean(EnvoyRateLimitService.class);
+        ClientCall<RateLimitRequest, RateLimitResponse> call = rls.channel.newCall(
+                RateLimitServiceGrpc.getShouldRateLimitMethod(), CallOptions.DEFAULT);
+        CompletableFuture<Status> closed = new CompletableFuture<>();
+        call.start(new ClientCall.Listener<>() {
+            @Override
+            public void onClose(Status status, Metadata trailers) {
+                closed.complete(status);
+            }
+        }, new Metadata());
+        call.request(1);
+        call.sendMessage(RateLimitRequest.newBuilder().setDomain("mongo_cps").addDescriptors(d("database", "users"))
+                .addDescriptors(d("database", "default")).build());
+        call.halfClose();
+        // the service waits for the grid (up to grid-timeout, 1 h, without a deadline): two armed waits
+        await().atMost(10, TimeUnit.SECONDS).until(() -> service.armedTimers() == 2);
+        call.cancel("Envoy gave up", null);
+        assertThat(closed.join().getCode()).isEqualTo(Status.Code.CANCELLED);
+        // found by attack: each cancelled call held its timers (and the call's state) for the whole grid-timeout
+        await().atMost(10, TimeUnit.SECONDS).until(() -> service.armedTimers() == 0);
+        assertThat(grid.calls()).isEqualTo(2);
+        assertThat(rls.context.getBean(MeterRegistry.class).find("gridlimit.decisions").tag("source", "envoy")
+                .counters()).isEmpty();
     }
 
     @Test

@@ -4,7 +4,13 @@ import io.gridlimit.micronaut.support.Ports;
 import io.micronaut.context.ApplicationContext;
 import org.junit.jupiter.api.Test;
 
+import java.net.ConnectException;
+import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.Collections;
 import java.net.ServerSocket;
 import java.util.List;
 import java.util.Map;
@@ -39,19 +45,52 @@ class EnvoyRlsSettingsTest {
     void offByDefault() {
         Map<String, Object> p = props();
         p.remove("gridlimit.envoy-rls.enabled");
+        int port = Integer.parseInt((String) p.get("gridlimit.envoy-rls.port"));
         try (ApplicationContext c = ApplicationContext.run(p)) {
             assertThat(c.containsBean(EnvoyRlsServer.class)).isFalse();
             assertThat(c.containsBean(EnvoyRlsSettings.class)).isFalse();
+            // nothing listens on the port, even though it is configured
+            assertThatThrownBy(() -> new Socket(InetAddress.getLoopbackAddress(), port).close())
+                    .isInstanceOf(ConnectException.class);
         }
     }
 
     @Test
-    void enabledItListensOnLoopbackByDefault() {
+    void enabledInAnyCaseTurnsItOnAndAnythingButTrueOrFalseStopsBoot() {
+        // found by attack: TRUE or True left the port silently closed (the beans required the exact text "true")
+        for (String on : List.of("TRUE", "True", " true ")) {
+            Map<String, Object> p = props("gridlimit.envoy-rls.enabled", on);
+            try (ApplicationContext c = ApplicationContext.run(p);
+                 Rls client = Rls.client(c, Integer.parseInt((String) p.get("gridlimit.envoy-rls.port")))) {
+                assertThat(c.getBean(EnvoyRlsServer.class).port()).isEqualTo(c.getBean(EnvoyRlsSettings.class).port());
+                assertThat(Rls.statuses(client.call("mongo_cps", Rls.d("database", "users"))))
+                        .containsExactly("OK 499/500 per SECOND");
+            }
+        }
+        try (ApplicationContext c = ApplicationContext.run(props("gridlimit.envoy-rls.enabled", "FALSE"))) {
+            assertThat(c.containsBean(EnvoyRlsServer.class)).isFalse();
+        }
+        // yes, on, 1 were read as off
+        for (String bad : List.of("yes", "on", "1")) {
+            assertThat(bootError(props("gridlimit.envoy-rls.enabled", bad)))
+                    .contains("gridlimit.envoy-rls.enabled: '" + bad + "' is not");
+        }
+    }
+
+    @Test
+    void enabledItListensOnLoopbackByDefault() throws Exception {
         try (ApplicationContext c = ApplicationContext.run(props())) {
             EnvoyRlsSettings s = c.getBean(EnvoyRlsSettings.class);
             assertThat(s.host()).isEqualTo("127.0.0.1");
             assertThat(s.loopbackOnly()).isTrue();
             assertThat(c.getBean(EnvoyRlsServer.class).port()).isEqualTo(s.port());
+            new Socket(InetAddress.getLoopbackAddress(), s.port()).close();
+            // and only there: this host's other addresses refuse the connection
+            List<InetAddress> others = otherAddresses();
+            for (InetAddress other : others) {
+                assertThatThrownBy(() -> new Socket(other, s.port()).close()).as(other.toString())
+                        .isInstanceOf(ConnectException.class);
+            }
             // unset port and host: 8083 on loopback (read without opening it: 8083 may be taken on this machine)
             EnvoyRlsProperties raw = new EnvoyRlsProperties();
             raw.setConfigFiles(List.of(Rls.file("example1.yaml")));
@@ -63,12 +102,30 @@ class EnvoyRlsSettingsTest {
         }
     }
 
+    /** @return this host's IPv4 addresses that are not loopback (none on a host with loopback only) */
+    private static List<InetAddress> otherAddresses() throws SocketException {
+        List<InetAddress> out = new java.util.ArrayList<>();
+        for (NetworkInterface n : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+            for (InetAddress a : Collections.list(n.getInetAddresses())) {
+                if (a instanceof Inet4Address && !a.isLoopbackAddress()) {
+                    out.add(a);
+                }
+            }
+        }
+        return out;
+    }
+
     @Test
     void badPortAndHostStopBootNamingThem() {
         assertThat(bootError(props("gridlimit.envoy-rls.port", "70000", "gridlimit.envoy-rls.host", "localhost")))
                 .contains("gridlimit.envoy-rls.port: '70000' is not a port in [1, 65535]")
                 .contains("gridlimit.envoy-rls.host: 'localhost' is not an IP address literal (write e.g. "
                         + "127.0.0.1, ::1 or 0.0.0.0)");
+        // port 0 (an ephemeral port Envoy could never be pointed at) and other spellings
+        for (String bad : List.of("0", "-1", "8083.0", "0x1F93")) {
+            assertThat(bootError(props("gridlimit.envoy-rls.port", bad)))
+                    .contains("gridlimit.envoy-rls.port: '" + bad + "' is not");
+        }
         assertThat(bootError(props("gridlimit.envoy-rls.port", "9999", "gridlimit.decision-api.port", "9999")))
                 .contains("gridlimit.envoy-rls.port: '9999' is also gridlimit.decision-api.port; the gRPC service "
                         + "needs a port of its own");

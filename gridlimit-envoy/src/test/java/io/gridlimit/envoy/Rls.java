@@ -54,6 +54,11 @@ final class Rls implements AutoCloseable {
         return new Rls(c, Integer.parseInt(String.valueOf(properties.get("gridlimit.envoy-rls.port"))));
     }
 
+    /** A client of a context started by the test; closing it closes the context too. */
+    static Rls client(ApplicationContext context, int port) {
+        return new Rls(context, port);
+    }
+
     /** One descriptor from alternating keys and values: {@code d("database", "users")}. */
     static RateLimitDescriptor d(String... keyValues) {
         RateLimitDescriptor.Builder b = RateLimitDescriptor.newBuilder();

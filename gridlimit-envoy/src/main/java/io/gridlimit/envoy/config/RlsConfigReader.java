@@ -7,7 +7,11 @@ import io.micronaut.core.annotation.Nullable;
 import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.AbstractConstruct;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.Tag;
 import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.representer.Representer;
 import org.yaml.snakeyaml.resolver.Resolver;
@@ -38,8 +42,8 @@ import java.util.stream.Stream;
  *
  * <ul>
  *   <li>A file holds one YAML document: {@code domain} (non-empty, unique across files) and {@code descriptors}.
- *       A path that is a directory stands for its {@code *.yaml} and {@code *.yml} files (not those whose name
- *       starts with {@code .}), in name order.</li>
+ *       A path that is a directory stands for its {@code *.yaml} and {@code *.yml} files, the extension in any
+ *       case (not those whose name starts with {@code .}), in name order.</li>
  *   <li>A descriptor: {@code key} (required), {@code value} (optional; absent or empty matches any value),
  *       {@code rate_limit}, {@code descriptors}, {@code shadow_mode}. No two descriptors of one level share key
  *       and value.</li>
@@ -56,7 +60,9 @@ import java.util.stream.Stream;
  *
  * Scalars are read as written (no YAML 1.1 type guessing: {@code value: 1.50} is the text {@code 1.50}, as
  * envoyproxy/ratelimit reads it into a string); booleans are {@code true} or {@code false}, integers decimal
- * digits. Not thread-safe: one instance per boot.
+ * digits. A plain YAML null ({@code null}, {@code ~}) and an explicitly tagged value ({@code !!int 5}) are refused
+ * where they stand: envoyproxy/ratelimit reads {@code value: null} as "any value", a reader may take it for the text
+ * {@code null}, and GridLimit never picks one silently. Not thread-safe: one instance per boot.
  */
 public final class RlsConfigReader {
     /** The configuration property that lists the files. */
@@ -71,7 +77,7 @@ public final class RlsConfigReader {
             "replaces", "gridlimit");
     private static final Set<String> EXTENSION_FIELDS = Set.of("algorithm", "capacity");
     private static final Pattern POLICY_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
-    private static final Pattern DIGITS = Pattern.compile("[0-9]{1,20}");
+    private static final Pattern DIGITS = Pattern.compile("[0-9]{1,4096}");
 
     private final List<String> errors = new ArrayList<>();
     private final Map<String, DraftDomain> drafts = new LinkedHashMap<>();
@@ -95,12 +101,17 @@ public final class RlsConfigReader {
         }
         for (int i = 0; i < paths.size(); i++) {
             String where = PROPERTY + "[" + i + "]";
+            if (paths.get(i).isBlank()) {
+                // Path.of("") is the working directory: never read it by accident
+                errors.add(where + ": is empty; write a file or directory path");
+                continue;
+            }
             Path path = Path.of(paths.get(i).trim());
             if (Files.isDirectory(path)) {
                 List<Path> files;
                 try (Stream<Path> list = Files.list(path)) {
                     files = list.filter(p -> !p.getFileName().toString().startsWith("."))
-                            .filter(p -> p.getFileName().toString().matches(".*\\.ya?ml"))
+                            .filter(p -> p.getFileName().toString().matches("(?i).*\\.ya?ml"))
                             .filter(Files::isRegularFile).sorted().toList();
                 } catch (IOException e) {
                     errors.add(where + ": cannot list directory '" + path + "': " + e.getMessage());
@@ -161,8 +172,10 @@ public final class RlsConfigReader {
         }
         DraftDomain earlier = drafts.get(domain);
         if (earlier != null) {
-            errors.add(where + ": domain '" + domain + "' is also defined in " + earlier.file()
-                    + "; each domain lives in one file");
+            errors.add(where + (earlier.file().equals(where) ? ": is read twice (listed again in " + PROPERTY
+                    + ", or inside a listed directory); list each file once"
+                    : ": domain '" + domain + "' is also defined in " + earlier.file()
+                    + "; each domain lives in one file"));
             return;
         }
         String context = where + ": domain '" + domain + "'";
@@ -174,7 +187,7 @@ public final class RlsConfigReader {
     private Map<String, Draft> level(String context, String domain, @Nullable Object list, String listPath,
                                      List<Segment> parents) {
         Map<String, Draft> out = new LinkedHashMap<>();
-        if (list == null || (list instanceof String s && s.isEmpty())) {
+        if (list == null || (list instanceof String s && s.isEmpty()) || yamlNull(context, listPath, list)) {
             return out;
         }
         if (!(list instanceof List<?> items)) {
@@ -239,6 +252,9 @@ public final class RlsConfigReader {
 
     /** @return an unlimited {@link RlsRule}, a {@link Pending} limited rule (named later), or null when refused */
     private @Nullable Object rule(String here, String domain, List<Segment> path, Object block, boolean shadow) {
+        if (yamlNull(here, "rate_limit", block)) {
+            return null;
+        }
         if (!(block instanceof Map<?, ?> r)) {
             errors.add(here + ": rate_limit is not a map (unit, requests_per_unit)");
             return null;
@@ -269,7 +285,8 @@ public final class RlsConfigReader {
         if (rpu == null && !r.containsKey("requests_per_unit")) {
             errors.add(here + ": rate_limit.requests_per_unit is missing");
         } else if (rpu != null && (rpu < 1 || rpu > MAX_REQUESTS_PER_UNIT)) {
-            errors.add(here + ": rate_limit.requests_per_unit: '" + rpu + "' is outside [1, "
+            errors.add(here + ": rate_limit.requests_per_unit: '" + String.valueOf(r.get("requests_per_unit")).trim()
+                    + "' is outside [1, "
                     + MAX_REQUESTS_PER_UNIT + "]" + (rpu == 0 ? " (SPEC §1: a limit is at least 1; to refuse "
                     + "every request of this descriptor, deny it in Envoy, e.g. with an RBAC filter)" : ""));
             rpu = null;
@@ -277,7 +294,7 @@ public final class RlsConfigReader {
         Algorithm algorithm = Algorithm.FIXED_WINDOW;
         Long capacity = null;
         Object ext = r.get("gridlimit");
-        if (ext != null) {
+        if (ext != null && !yamlNull(here, "rate_limit.gridlimit", ext)) {
             if (!(ext instanceof Map<?, ?> e)) {
                 errors.add(here + ": rate_limit.gridlimit is not a map (algorithm, capacity)");
             } else {
@@ -298,7 +315,8 @@ public final class RlsConfigReader {
                         errors.add(here + ": rate_limit.gridlimit.capacity is for token-bucket and gcra only; "
                                 + algorithm.configName() + " takes requests_per_unit per unit");
                     } else if (capacity != null && (capacity < 1 || capacity > MAX_REQUESTS_PER_UNIT)) {
-                        errors.add(here + ": rate_limit.gridlimit.capacity: '" + capacity + "' is outside [1, "
+                        errors.add(here + ": rate_limit.gridlimit.capacity: '" + String.valueOf(e.get("capacity"))
+                                .trim() + "' is outside [1, "
                                 + MAX_REQUESTS_PER_UNIT + "]");
                     }
                 }
@@ -329,7 +347,7 @@ public final class RlsConfigReader {
 
     private List<String> replaces(String here, @Nullable Object value, @Nullable String own) {
         List<String> out = new ArrayList<>();
-        if (value == null || (value instanceof String s && s.isEmpty())) {
+        if (value == null || (value instanceof String s && s.isEmpty()) || yamlNull(here, "rate_limit.replaces", value)) {
             return out;
         }
         if (!(value instanceof List<?> list)) {
@@ -402,7 +420,10 @@ public final class RlsConfigReader {
         return out;
     }
 
-    /** Every name a replaces list gives must be the name of some rule of the same domain. */
+    /**
+     * Every name a replaces list gives must be the name of some rule of the same domain, and no rule may replace
+     * itself through others (a cycle: when all its rules match one request, none of their limits would apply).
+     */
     private void checkReplaces() {
         Map<String, Set<String>> namesByDomain = new HashMap<>();
         List<Object[]> refs = new ArrayList<>();
@@ -416,6 +437,50 @@ public final class RlsConfigReader {
                         + ref[2] + "', which no rate_limit of the domain has");
             }
         }
+        Map<String, Map<String, Set<String>>> edges = new LinkedHashMap<>();
+        for (Object[] ref : refs) {
+            if (ref[3] != null) {
+                edges.computeIfAbsent((String) ref[0], k -> new LinkedHashMap<>())
+                        .computeIfAbsent((String) ref[3], k -> new LinkedHashSet<>()).add((String) ref[2]);
+            }
+        }
+        edges.forEach((domain, graph) -> {
+            Set<String> done = new LinkedHashSet<>();
+            for (String start : graph.keySet()) {
+                List<String> cycle = cycle(start, graph, new ArrayList<>(), done);
+                if (cycle != null) {
+                    errors.add(drafts.get(domain).file() + ": domain '" + domain + "': rate_limit.replaces make "
+                            + "a cycle (" + String.join(" replaces ", cycle) + "): when its rules all match one request, none of their limits applies; "
+                            + "remove one of the replaces");
+                }
+            }
+        });
+    }
+
+    /** @return the first cycle of names reachable from {@code name} (first name repeated at the end), or null */
+    private static @Nullable List<String> cycle(String name, Map<String, Set<String>> graph, List<String> path,
+                                                Set<String> done) {
+        int at = path.indexOf(name);
+        if (at >= 0) {
+            List<String> c = new ArrayList<>(path.subList(at, path.size()));
+            c.add(name);
+            return c;
+        }
+        if (done.contains(name)) {
+            return null;
+        }
+        path.add(name);
+        for (String next : graph.getOrDefault(name, Set.of())) {
+            List<String> c = cycle(next, graph, path, done);
+            if (c != null) {
+                path.remove(path.size() - 1);
+                done.addAll(c);
+                return c;
+            }
+        }
+        path.remove(path.size() - 1);
+        done.add(name);
+        return null;
     }
 
     private static void walk(Map<String, Draft> level, String domain, Map<String, Set<String>> names,
@@ -430,7 +495,7 @@ public final class RlsConfigReader {
                 names.computeIfAbsent(domain, k -> new LinkedHashSet<>()).add(name);
             }
             for (String n : replaces) {
-                refs.add(new Object[] {domain, path, n});
+                refs.add(new Object[] {domain, path, n, name});
             }
             walk(d.children(), domain, names, refs);
         }
@@ -445,13 +510,43 @@ public final class RlsConfigReader {
         }
     }
 
-    /** A text field: null when absent; a list or map there is refused (never read as "no value"). */
+    /**
+     * A text field: null when absent; a list, a map, YAML's null or an explicitly tagged value there is refused
+     * (never read as "no value", nor as the text {@code null}).
+     */
     private @Nullable String scalar(String here, String field, @Nullable Object value) {
         if (value == null || value instanceof String) {
             return (String) value;
         }
-        errors.add(here + ": " + field + " is a " + (value instanceof List ? "list" : "map") + "; write one text");
+        if (!yamlNull(here, field, value) && !tagged(here, field, value, "one text")) {
+            errors.add(here + ": " + field + " is a " + (value instanceof List ? "list" : "map") + "; write one text");
+        }
         return null;
+    }
+
+    /**
+     * Refuses a plain {@code null}, {@code Null}, {@code NULL} or {@code ~}: envoyproxy/ratelimit (Go's YAML) reads
+     * it as "not set", a reader of the file may read it as the text; neither is silently chosen.
+     *
+     * @return whether {@code value} is YAML's null (then an error is recorded)
+     */
+    private boolean yamlNull(String here, String field, Object value) {
+        if (!(value instanceof YamlNull n)) {
+            return false;
+        }
+        errors.add(here + ": " + field + ": '" + n.text() + "' is YAML's null; leave the field out, or quote it ('"
+                + n.text() + "') to mean the text");
+        return true;
+    }
+
+    /** @return whether {@code value} came from an explicit tag such as {@code !!int} (then an error is recorded) */
+    private boolean tagged(String here, String field, Object value, String expected) {
+        if (value instanceof String || value instanceof List || value instanceof Map || value instanceof YamlNull) {
+            return false;
+        }
+        errors.add(here + ": " + field + ": '" + value + "' has an explicit YAML tag (read as "
+                + value.getClass().getSimpleName() + "); write " + expected + " without a tag");
+        return true;
     }
 
     private @Nullable Boolean bool(String here, String field, @Nullable Object value) {
@@ -460,6 +555,9 @@ public final class RlsConfigReader {
         }
         if (value instanceof String s && s.matches("(?i)true|false")) {
             return Boolean.parseBoolean(s);
+        }
+        if (yamlNull(here, field, value) || tagged(here, field, value, "true or false")) {
+            return null;
         }
         errors.add(here + ": " + field + ": '" + value + "' is not true or false");
         return null;
@@ -472,6 +570,9 @@ public final class RlsConfigReader {
         if (value instanceof String s && DIGITS.matcher(s.trim()).matches()) {
             java.math.BigInteger v = new java.math.BigInteger(s.trim());
             return v.compareTo(java.math.BigInteger.valueOf(Long.MAX_VALUE)) > 0 ? Long.MAX_VALUE : v.longValue();
+        }
+        if (yamlNull(here, field, value) || tagged(here, field, value, "a whole number")) {
+            return null;
         }
         errors.add(here + ": " + field + ": '" + value + "' is not a whole number");
         return null;
@@ -500,19 +601,44 @@ public final class RlsConfigReader {
         }
     }
 
-    /** Every scalar is read as the text written: no implicit int, bool, float or null types. */
+    /**
+     * Every scalar is read as the text written (no implicit int, bool or float types), except a plain YAML null
+     * ({@code null}, {@code Null}, {@code NULL}, {@code ~}), which becomes a {@link YamlNull} so that it is refused
+     * where it is written. An empty plain scalar stays the empty text.
+     */
     private static Yaml yaml() {
         LoaderOptions options = new LoaderOptions();
         options.setAllowDuplicateKeys(false);
         options.setMaxAliasesForCollections(20);
         options.setAllowRecursiveKeys(false);
         DumperOptions dumper = new DumperOptions();
-        return new Yaml(new SafeConstructor(options), new Representer(dumper), dumper, options, new Resolver() {
+        SafeConstructor constructor = new SafeConstructor(options) {
+            {
+                this.yamlConstructors.put(NULL_TAG, new AbstractConstruct() {
+                    @Override
+                    public Object construct(Node node) {
+                        return new YamlNull(((ScalarNode) node).getValue());
+                    }
+                });
+            }
+        };
+        return new Yaml(constructor, new Representer(dumper), dumper, options, new Resolver() {
             @Override
             protected void addImplicitResolvers() {
-                // none: plain scalars stay strings
+                addImplicitResolver(NULL_TAG, YAML_NULL, "~nN");
             }
         });
+    }
+
+    private static final Tag NULL_TAG = new Tag("tag:gridlimit.io,2026:yaml-null");
+    private static final Pattern YAML_NULL = Pattern.compile("^(?:~|null|Null|NULL)$");
+
+    /** A plain YAML null as written ({@code null}, {@code Null}, {@code NULL} or {@code ~}). */
+    private record YamlNull(String text) {
+        @Override
+        public String toString() {
+            return text;
+        }
     }
 
     private record Segment(String key, @Nullable String value) {

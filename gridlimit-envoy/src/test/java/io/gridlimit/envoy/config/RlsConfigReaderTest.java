@@ -299,6 +299,66 @@ class RlsConfigReaderTest {
     }
 
     @Test
+    void yamlNullAndTaggedValuesAreRefusedNeverReadAsTextOrAsUnset() throws IOException {
+        // found by attack: value: null limited only requests whose value is the text "null" (envoyproxy/ratelimit
+        // reads it as unset: every value), key: null and domain: ~ became the key "null" and the domain "~"
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    value: null
+                    rate_limit: {unit: second, requests_per_unit: 1}
+                  - key: ~
+                    rate_limit: {unit: second, requests_per_unit: 1}
+                  - key: j
+                    shadow_mode: NULL
+                    rate_limit: Null
+                """)).contains("descriptors[0]: value: 'null' is YAML's null; leave the field out, or quote it "
+                        + "('null') to mean the text")
+                .contains("descriptors[1]: key: '~' is YAML's null; leave the field out, or quote it ('~') to mean "
+                        + "the text")
+                .contains("descriptor j (descriptors[2]): shadow_mode: 'NULL' is YAML's null")
+                .contains("descriptor j (descriptors[2]): rate_limit: 'Null' is YAML's null");
+        assertThat(refusal("domain: ~\ndescriptors: []\n")).contains(": domain: '~' is YAML's null");
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    rate_limit: {unit: second, requests_per_unit: ~, replaces: null, gridlimit: ~}
+                """)).contains("rate_limit.requests_per_unit: '~' is YAML's null")
+                .contains("rate_limit.replaces: 'null' is YAML's null")
+                .contains("rate_limit.gridlimit: '~' is YAML's null");
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: !!binary aGVsbG8=
+                  - key: k
+                    shadow_mode: !!bool true
+                    rate_limit: {unit: second, requests_per_unit: !!int 5}
+                """)).contains("descriptors[0]: key: '[B@").contains("has an explicit YAML tag (read as byte[]); "
+                        + "write one text without a tag")
+                .contains("descriptor k (descriptors[1]): shadow_mode: 'true' has an explicit YAML tag (read as "
+                        + "Boolean); write true or false without a tag")
+                .contains("rate_limit.requests_per_unit: '5' has an explicit YAML tag (read as Integer); write a "
+                        + "whole number without a tag");
+        // quoted, the same words are text; an empty value still matches any value
+        RlsConfig c = read(write("q.yaml", """
+                domain: d
+                descriptors:
+                  - key: k
+                    value: 'null'
+                    rate_limit: {unit: second, requests_per_unit: 1}
+                  - key: j
+                    value:
+                    rate_limit: {unit: second, requests_per_unit: 1}
+                """));
+        RlsDomain d = c.domains().get("d");
+        assertThat(c.lookup(d, List.of("k"), List.of("null"))).isNotNull();
+        assertThat(c.lookup(d, List.of("k"), List.of("other"))).isNull();
+        assertThat(c.lookup(d, List.of("j"), List.of("anything"))).isNotNull();
+    }
+
+    @Test
     void replacesMustNameAnotherRuleOfTheDomain() throws IOException {
         assertThat(refusal("""
                 domain: d
@@ -316,6 +376,76 @@ class RlsConfigReaderTest {
     }
 
     @Test
+    void replacesThatMakeACycleAreRefused() throws IOException {
+        // found by attack: a replaces b and b replaces a dropped both limits whenever both matched (no limit at all)
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    rate_limit: {name: a, unit: second, requests_per_unit: 5, replaces: [{name: b}]}
+                  - key: j
+                    rate_limit: {name: b, unit: second, requests_per_unit: 5, replaces: [{name: a}]}
+                """)).endsWith(": domain 'd': rate_limit.replaces make a cycle (a replaces b replaces a): when its "
+                + "rules all match one request, none of their limits applies; remove one of the replaces");
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    rate_limit: {name: a, unit: second, requests_per_unit: 5, replaces: [{name: b}]}
+                  - key: j
+                    rate_limit: {name: b, unit: second, requests_per_unit: 5, replaces: [{name: c}]}
+                  - key: i
+                    rate_limit: {name: c, unlimited: true, replaces: [{name: a}]}
+                """)).contains("rate_limit.replaces make a cycle (a replaces b replaces c replaces a)");
+        // a chain is no cycle
+        RlsConfig c = read(write("chain.yaml", """
+                domain: d
+                descriptors:
+                  - key: k
+                    rate_limit: {name: a, unit: second, requests_per_unit: 5, replaces: [{name: b}]}
+                  - key: j
+                    rate_limit: {name: b, unit: second, requests_per_unit: 5, replaces: [{name: c}]}
+                  - key: i
+                    rate_limit: {name: c, unit: second, requests_per_unit: 5}
+                """));
+        assertThat(c.rules()).extracting(RlsRule::replaces).containsExactly(List.of("b"), List.of("c"), List.of());
+    }
+
+    @Test
+    void emptyFilesEmptyDirectoriesAndHugeLimitsAreRefused() throws IOException {
+        assertThat(refusal("")).endsWith(": holds 0 YAML documents; write exactly one domain per file");
+        assertThat(refusal("# only a comment\n---\n")).endsWith(": holds 0 YAML documents; write exactly one domain "
+                + "per file");
+        Path none = Files.createDirectory(dir.resolve("none"));
+        Files.writeString(none.resolve("notes.txt"), "domain: d");
+        assertThatThrownBy(() -> read(none.toString())).hasMessage("Invalid GridLimit configuration: "
+                + "gridlimit.envoy-rls.config-files[0]: directory '" + none + "' holds no .yaml or .yml file");
+        // 10^15 + 1 (above SPEC §1's limit), and a number past 2^64 (was refused as 'not a whole number')
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    rate_limit: {unit: second, requests_per_unit: 1000000000000001}
+                  - key: j
+                    rate_limit: {unit: DaY, requests_per_unit: 2,
+                                 gridlimit: {algorithm: gcra, capacity: 123456789012345678901234}}
+                """)).contains("descriptor k (descriptors[0]): rate_limit.requests_per_unit: '1000000000000001' is "
+                        + "outside [1, 4294967295]")
+                .contains("descriptor j (descriptors[1]): rate_limit.gridlimit.capacity: '123456789012345678901234' is "
+                        + "outside [1, 4294967295]");
+    }
+
+    @Test
+    void aDirectoryReadsYamlExtensionsInAnyCase() throws IOException {
+        // found by attack: B.YAML beside a.yaml was skipped without a word (its limits silently absent)
+        Path conf = Files.createDirectory(dir.resolve("mixed"));
+        Files.copy(example("example1.yaml"), conf.resolve("a.yaml"));
+        Files.copy(example("example2.yaml"), conf.resolve("B.YAML"));
+        Files.copy(example("example4.yaml"), conf.resolve("c.Yml"));
+        assertThat(read(conf.toString()).domains()).containsOnlyKeys("mongo_cps", "messaging", "example4");
+    }
+
+    @Test
     void aDomainLivesInOneFileAndEveryPathMustExist() throws IOException {
         String a = write("a.yaml", "domain: d\ndescriptors: []\n");
         String b = write("b.yaml", "domain: d\ndescriptors: []\n");
@@ -326,6 +456,19 @@ class RlsConfigReaderTest {
                 + "' is neither a file nor a directory");
         assertThatThrownBy(() -> RlsConfigReader.read(List.of())).hasMessageContaining(
                 "gridlimit.envoy-rls.config-files: is empty");
+        // found by attack: an empty entry ("a.yaml," in an environment variable) was the working directory, whose
+        // YAML files were then read as rules
+        Files.writeString(Path.of("stray-in-working-directory.yaml"), "domain: stray\ndescriptors: []\n");
+        try {
+            assertThatThrownBy(() -> read(a, "", "  ")).hasMessage("Invalid GridLimit configuration: "
+                    + "gridlimit.envoy-rls.config-files[1]: is empty; write a file or directory path; "
+                    + "gridlimit.envoy-rls.config-files[2]: is empty; write a file or directory path");
+        } finally {
+            Files.delete(Path.of("stray-in-working-directory.yaml"));
+        }
+        // the same file twice (listed again, or inside a listed directory) says so
+        assertThatThrownBy(() -> read(a, dir.toString())).hasMessageContaining(a + ": is read twice (listed again "
+                + "in gridlimit.envoy-rls.config-files, or inside a listed directory); list each file once");
     }
 
     @Test
