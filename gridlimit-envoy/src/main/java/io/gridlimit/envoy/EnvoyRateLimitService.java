@@ -72,20 +72,20 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>Decisions.</b> Every descriptor that selects a limited rule ({@link RlsConfig#lookup}, after
  * {@code replaces}) is decided at once, each as one grid decision of its policy under
- * {@link RlsConfig#gridKey}. The request is OVER_LIMIT when a descriptor not in shadow mode denies. All-or-nothing
- * goes through {@link GiveBack}: the admitted descriptors of a request that is not admitted are given back there;
- * until grid-core has a give-back ({@link GiveBack#NONE}) their consumption stands (under-admission only).
+ * {@link RlsConfig#gridKey}, taken as a reservation ({@link GiveBack#decide}). The request is OVER_LIMIT when a
+ * descriptor not in shadow mode denies. All-or-nothing: every admission of a request that is OVER_LIMIT or
+ * {@code UNAVAILABLE} (grid and local, shadow-mode descriptors included) is given back through {@link GiveBack},
+ * so such a request consumed nothing anywhere (a denial and a peek consume nothing, SPEC §3).
  *
  * <p><b>Time.</b> Each decision waits at most {@code gridlimit.grid-timeout}, and at most four fifths of what is
  * left of the call's gRPC deadline, so that the answer reaches Envoy before it gives up; a call whose deadline has
- * passed answers {@code DEADLINE_EXCEEDED}; a call the client cancels stops waiting at once (its decisions still
- * queued on this replica are never sent, one already sent stands: under-admission only) and is not counted. A
+ * passed answers {@code DEADLINE_EXCEEDED}; a call the client cancels stops waiting at once and is not counted. A
  * decision the grid does not give in time (or fails) is answered by {@code gridlimit.failure-mode}: {@code local}
  * decides it on this replica's share ({@link LocalFallback}), {@code open} answers it OK, {@code closed} (and
- * {@code local} for a policy without a share) answers the whole call {@code UNAVAILABLE}. Without a give-back that
- * returns capacity, a request still queued on this replica is cancelled and never sent (one already sent is decided
- * by the grid, unseen); with one, the late answer is awaited and an admission that arrives after the answer is given
- * back.
+ * {@code local} for a policy without a share) answers the whole call {@code UNAVAILABLE}. The grid's stage is then
+ * cancelled (on a timeout, or the client's cancel): a decision still queued on this replica (coalescing) is never
+ * sent, and one already sent whose admission arrives after the answer is given back ({@code reason=late}), by the
+ * limiter or, when the stage completed first, here.
  *
  * <p><b>Response.</b> One status per descriptor ({@code current_limit} is the configured rule,
  * {@code limit_remaining} and {@code duration_until_reset} the decision's, uint32 saturating), and in
@@ -249,9 +249,13 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                     .whenComplete((v, e) -> call.removeListener(cancelled));
         }
         CompletableFuture.allOf(decided.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
+            AtomicBoolean givenBack = new AtomicBoolean();
             try {
-                respond(request, matched, outcomes, out);
+                respond(request, matched, outcomes, out, givenBack);
             } catch (RuntimeException x) {
+                if (givenBack.compareAndSet(false, true)) {
+                    giveBack(outcomes, GridLimitMetrics.GiveBackReason.FAILED); // Envoy gets no admission
+                }
                 LOG.warn("ShouldRateLimit failed", x);
                 out.onError(Status.INTERNAL.withDescription("GridLimit could not answer").asRuntimeException());
             }
@@ -387,9 +391,10 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
         if (!grid.isDone()) {
             timeout = timer.schedule(() -> {
                 if (settled.compareAndSet(false, true)) {
-                    if (!giveBack.returnsCapacity()) {
-                        grid.cancel(false); // still queued on this replica (coalescing): never sent
-                    } // else the late answer is awaited and an admission given back
+                    // still queued on this replica (coalescing): never sent; already sent: the limiter gives its
+                    // admission back when it arrives (reason=late, SPEC §10). A stage that completed first is
+                    // given back below.
+                    grid.cancel(false);
                     result.complete(fallback(check, true, null, startNanos));
                 }
             }, budgetNanos, TimeUnit.NANOSECONDS);
@@ -400,9 +405,8 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                 if (armed != null) {
                     armed.cancel(false);
                 }
-                if (!giveBack.returnsCapacity()) {
-                    grid.cancel(false); // still queued on this replica: never sent
-                } // else the late answer is awaited and an admission given back
+                // still queued on this replica: never sent; already sent: its admission is given back late
+                grid.cancel(false);
                 result.complete(new Outcome(check, null, Source.CANCELLED));
             }
         });
@@ -418,8 +422,9 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                     Throwable cause = Futures.unwrap(error);
                     result.complete(fallback(check, cause instanceof TimeoutException, cause, startNanos));
                 }
-            } else if (error == null && decision.allowed() && !check.peek()) {
-                giveBack.giveBack(policy, check.key(), asked, decision); // answered already: a late admission
+            } else if (error == null && decision.allowed()) {
+                // answered already (the failure mode decided it): this admission must not stand
+                giveBack.giveBack(policy, decision, false, GridLimitMetrics.GiveBackReason.LATE);
             }
         });
         return result;
@@ -460,7 +465,7 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
     }
 
     private void respond(RateLimitRequest request, RlsRule[] matched, Outcome[] outcomes,
-                         StreamObserver<RateLimitResponse> out) {
+                         StreamObserver<RateLimitResponse> out, AtomicBoolean givenBack) {
         int n = matched.length;
         boolean unavailable = false;
         boolean cancelled = false;
@@ -473,12 +478,10 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
             }
         }
         count(outcomes);
-        if (unavailable || over || cancelled) {
-            for (Outcome o : outcomes) {
-                if (o != null && o.source() == Source.GRID && o.decision().allowed() && !o.check().peek()) {
-                    giveBack.giveBack(o.check().rule().policy(), o.check().key(), o.check().asked(), o.decision());
-                }
-            }
+        if ((unavailable || over || cancelled) && givenBack.compareAndSet(false, true)) {
+            // all-or-nothing: a request Envoy does not admit consumed nothing anywhere (SPEC §12)
+            giveBack(outcomes, over && !unavailable && !cancelled ? GridLimitMetrics.GiveBackReason.DENIED
+                    : GridLimitMetrics.GiveBackReason.FAILED);
         }
         if (cancelled) {
             out.onError(Status.CANCELLED.withDescription("cancelled by the client").asRuntimeException());
@@ -539,6 +542,19 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
         }
         out.onNext(response.build());
         out.onCompleted();
+    }
+
+    /**
+     * Gives back every admission of a request that is not admitted: grid and local, shadow-mode descriptors
+     * included (what they took is returned as well); denials and peeks took nothing.
+     */
+    private void giveBack(Outcome[] outcomes, GridLimitMetrics.GiveBackReason reason) {
+        for (Outcome o : outcomes) {
+            if (o != null && o.decision() != null && o.decision().allowed()
+                    && (o.source() == Source.GRID || o.source() == Source.LOCAL)) {
+                giveBack.giveBack(o.check().rule().policy(), o.decision(), o.source() == Source.LOCAL, reason);
+            }
+        }
     }
 
     /**

@@ -84,8 +84,8 @@ class EnvoyExamplesTest {
                 "OK [OK 2/5 per DAY, OK 97/100 per DAY]",
                 "OK [OK 1/5 per DAY, OK 96/100 per DAY]",
                 "OK [OK 0/5 per DAY, OK 95/100 per DAY]",
-                // the request is denied; the number's own descriptor was admitted and, until grid-core can give
-                // capacity back (GiveBack.NONE), its consumption stands (SPEC §12: under-admission only)
+                // the request is denied: the number's own descriptor was admitted (94 after it, as answered) and
+                // is then given back (SPEC §12 all-or-nothing; EnvoyAllOrNothingTest shows it exactly)
                 "OVER_LIMIT [OVER_LIMIT 0/5 per DAY, OK 94/100 per DAY]");
         // another number has limits of its own
         assertThat(sequence(1, "messaging", d("message_type", "marketing", "to_number", "2062222222"),

@@ -2,6 +2,9 @@ package io.gridlimit.envoy;
 
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
+import io.gridlimit.api.RateLimiter;
+import io.gridlimit.micronaut.filter.LocalFallback;
+import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Replaces;
 import io.micronaut.context.annotation.Requires;
@@ -10,28 +13,33 @@ import jakarta.inject.Singleton;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** In contexts that set {@code envoy-test.recording-give-back=true}: a {@link GiveBack} that records its calls. */
+/**
+ * In contexts that set {@code envoy-test.recording-give-back=true}: the real {@link ReservationGiveBack}, recording
+ * each call it gets (the {@link io.gridlimit.micronaut.support.SwitchableGrid} takes no reservations, so its
+ * admissions are recorded but cannot be returned; local ones are).
+ */
 @Factory
 @Requires(property = "envoy-test.recording-give-back", value = "true")
 class RecordingGiveBack {
     @Singleton
     @Replaces(value = GiveBack.class, factory = GiveBackFactory.class)
-    Recorder recorder() {
-        return new Recorder();
+    Recorder recorder(RateLimiter limiter, LocalFallback local, GridLimitMetrics metrics) {
+        return new Recorder(new ReservationGiveBack(limiter, local, metrics));
     }
 
-    /** Records "policy cost" of each give-back; says it returns capacity, so late answers are awaited. */
+    /** Records "policy reason grid|local" of each give-back, then gives back. */
     static final class Recorder implements GiveBack {
         final List<String> calls = new CopyOnWriteArrayList<>();
+        private final GiveBack real;
 
-        @Override
-        public boolean returnsCapacity() {
-            return true;
+        Recorder(GiveBack real) {
+            this.real = real;
         }
 
         @Override
-        public void giveBack(Policy policy, String key, long cost, Decision admitted) {
-            calls.add(policy.name() + " " + cost);
+        public void giveBack(Policy policy, Decision admitted, boolean local, GridLimitMetrics.GiveBackReason reason) {
+            calls.add(policy.name() + " " + reason.tag() + " " + (local ? "local" : "grid"));
+            real.giveBack(policy, admitted, local, reason);
         }
     }
 }
