@@ -13,7 +13,7 @@ import jakarta.inject.Singleton;
  * ({@code @Replaces(value = GiveBack.class, factory = GiveBackFactory.class)}) to change it.
  */
 @Factory
-@Requires(property = EnvoyRlsSettings.ENABLED_PROPERTY, value = "true")
+@Requires(condition = EnvoyRlsEnabled.class)
 public class GiveBackFactory {
     /**
      * @param limiter the application's limiter

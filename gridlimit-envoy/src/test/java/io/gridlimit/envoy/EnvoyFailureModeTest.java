@@ -23,6 +23,7 @@ import static io.gridlimit.envoy.Rls.d;
 import static io.gridlimit.envoy.Rls.headers;
 import static io.gridlimit.envoy.Rls.statuses;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
