@@ -221,7 +221,9 @@ public class DecisionApiController {
         // an override of this key names the policy that decides it instead (docs/SPEC.md §11)
         io.gridlimit.api.Policy policy = catalog.resolve(check.policy(), check.key());
         try {
-            stage = rateLimiter.tryAcquireAsync(policy, check.key(), check.cost());
+            // on the state of the policy asked for: removing or changing the override carries it over (SPEC §4)
+            stage = rateLimiter.tryAcquireAsync(catalog.onStateOf(policy, check.policy().name()), check.key(),
+                    check.cost());
         } catch (RuntimeException e) {
             result.completeExceptionally(e);
             return result;

@@ -94,13 +94,14 @@ public class GridAsker {
 
     private CompletableFuture<RuleResult> decide(RuleCheck check, @Nullable EventLoop loop) {
         Policy policy = check.policy();
+        Policy grid = check.grid();
         long startNanos = System.nanoTime();
         CompletableFuture<Decision> answer = new CompletableFuture<>();
         CompletableFuture<Decision> asked = null;
         try {
             CompletionStage<Decision> stage = loop == null
-                    ? limiter.tryAcquireAsync(policy, check.key(), check.rule().cost())
-                    : limiter.tryAcquireAsync(policy, check.key(), check.rule().cost(), loop);
+                    ? limiter.tryAcquireAsync(grid, check.key(), check.rule().cost())
+                    : limiter.tryAcquireAsync(grid, check.key(), check.rule().cost(), loop);
             asked = stage instanceof CompletableFuture<Decision> future ? future : null;
             stage.whenComplete((decision, error) -> Futures.complete(answer, decision, error));
         } catch (RuntimeException e) {
