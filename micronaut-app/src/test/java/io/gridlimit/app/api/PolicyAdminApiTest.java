@@ -232,6 +232,25 @@ class PolicyAdminApiTest {
     }
 
     @Test
+    void aSingleBandPolicyMadeCompositeThroughTheApiKeepsTheKeysConsumption() {
+        assertThat(admin("PUT", "/v1/policies/shape", "{\"algorithm\":\"fixed-window\",\"limit\":4,\"window\":\"1h\"}")
+                .status()).isEqualTo(201);
+        for (int i = 0; i < 4; i++) {
+            assertThat(check("shape", "k-shape")).isEqualTo("true/" + (3 - i));
+        }
+        assertThat(check("shape", "k-shape")).isEqualTo("false/0");
+        // before: the composite's bands had no state by name and started fresh (10 more in the hour)
+        assertThat(admin("PUT", "/v1/policies/shape", "{\"bands\":{\"burst\":{\"algorithm\":\"fixed-window\","
+                + "\"limit\":10,\"window\":\"1h\"},\"daily\":{\"algorithm\":\"fixed-window\",\"limit\":20,"
+                + "\"window\":\"1d\"}}}", "If-Match: \"1\"").status()).isEqualTo(200);
+        assertThat(check("shape", "k-shape")).as("0 of 4 left: 0 of 10 and 0 of 20").isEqualTo("false/0");
+        // and back to one band: still nothing left
+        assertThat(admin("PUT", "/v1/policies/shape", "{\"algorithm\":\"fixed-window\",\"limit\":4,\"window\":\"1h\"}",
+                "If-Match: \"2\"").status()).isEqualTo(200);
+        assertThat(check("shape", "k-shape")).isEqualTo("false/0");
+    }
+
+    @Test
     void aDeletionUnderIfNoneMatchStarNeverRemovesAnOverride() {
         assertThat(admin("PUT", "/v1/policies/inm", "{\"algorithm\":\"fixed-window\",\"limit\":3,\"window\":\"1h\"}")
                 .status()).isEqualTo(201);
