@@ -214,10 +214,11 @@ class PolicyAdminApiTest {
     @Test
     void anOverrideSetAndRemovedInTheWindowKeepsTheKeysCount() {
         // the attack: use the quota, get an override, use the other quota fresh, lose the override, use the first
-        // quota fresh again: 2 + 5 + 2 in one hour. Now the key's state stays under the policy asked for.
-        assertThat(admin("PUT", "/v1/policies/meter", "{\"algorithm\":\"fixed-window\",\"limit\":2,"
+        // quota fresh again: 2 + 5 + 2 in one hour. Now the key's state stays under the policy asked for. (Sliding
+        // logs of an hour: the service's clock is real, and no window boundary can fall inside the test.)
+        assertThat(admin("PUT", "/v1/policies/meter", "{\"algorithm\":\"sliding-window-log\",\"limit\":2,"
                 + "\"window\":\"1h\"}").status()).isEqualTo(201);
-        assertThat(admin("PUT", "/v1/policies/meter-big", "{\"algorithm\":\"fixed-window\",\"limit\":5,"
+        assertThat(admin("PUT", "/v1/policies/meter-big", "{\"algorithm\":\"sliding-window-log\",\"limit\":5,"
                 + "\"window\":\"1h\"}").status()).isEqualTo(201);
         assertThat(List.of(check("meter", "k-o"), check("meter", "k-o"), check("meter", "k-o")))
                 .containsExactly("true/1", "true/0", "false/0");
@@ -233,19 +234,19 @@ class PolicyAdminApiTest {
 
     @Test
     void aSingleBandPolicyMadeCompositeThroughTheApiKeepsTheKeysConsumption() {
-        assertThat(admin("PUT", "/v1/policies/shape", "{\"algorithm\":\"fixed-window\",\"limit\":4,\"window\":\"1h\"}")
+        assertThat(admin("PUT", "/v1/policies/shape", "{\"algorithm\":\"sliding-window-log\",\"limit\":4,\"window\":\"1h\"}")
                 .status()).isEqualTo(201);
         for (int i = 0; i < 4; i++) {
             assertThat(check("shape", "k-shape")).isEqualTo("true/" + (3 - i));
         }
         assertThat(check("shape", "k-shape")).isEqualTo("false/0");
         // before: the composite's bands had no state by name and started fresh (10 more in the hour)
-        assertThat(admin("PUT", "/v1/policies/shape", "{\"bands\":{\"burst\":{\"algorithm\":\"fixed-window\","
-                + "\"limit\":10,\"window\":\"1h\"},\"daily\":{\"algorithm\":\"fixed-window\",\"limit\":20,"
+        assertThat(admin("PUT", "/v1/policies/shape", "{\"bands\":{\"burst\":{\"algorithm\":\"sliding-window-log\","
+                + "\"limit\":10,\"window\":\"1h\"},\"daily\":{\"algorithm\":\"sliding-window-log\",\"limit\":20,"
                 + "\"window\":\"1d\"}}}", "If-Match: \"1\"").status()).isEqualTo(200);
         assertThat(check("shape", "k-shape")).as("0 of 4 left: 0 of 10 and 0 of 20").isEqualTo("false/0");
         // and back to one band: still nothing left
-        assertThat(admin("PUT", "/v1/policies/shape", "{\"algorithm\":\"fixed-window\",\"limit\":4,\"window\":\"1h\"}",
+        assertThat(admin("PUT", "/v1/policies/shape", "{\"algorithm\":\"sliding-window-log\",\"limit\":4,\"window\":\"1h\"}",
                 "If-Match: \"2\"").status()).isEqualTo(200);
         assertThat(check("shape", "k-shape")).isEqualTo("false/0");
     }
