@@ -19,7 +19,10 @@ import java.util.Objects;
  *   refill period or window) needs nothing here: the band algorithm applies SPEC §4's same-shape rules (tokens
  *   clamped to the new capacity, counts kept against the new limit, the time since the last write credited at
  *   the new rate). A band whose stored state it would ignore is carried over from the band of the same name of the
- *   newest earlier policy that reads that state; a band without a stored state stays fresh.</li>
+ *   newest earlier policy that reads that state. A band without a stored state stays fresh, unless stored band
+ *   states are left that no band of the new policy reads by name (a band renamed or removed, a single-band policy
+ *   made composite or the reverse, an override or plan deciding with another policy's bands): then it starts with
+ *   the smallest share those states leave (each read as below), so renaming bands never starts a key fresh.</li>
  *   <li><b>Formula.</b> With {@code Q} a band's quota (capacity for buckets, limit for windows), the old band's
  *   {@code remaining} read at {@code t} exactly as a decision at {@code t} would report it (SPEC §3: refill, window
  *   roll-over, log pruning, clock step back), the new band starts at {@code t} with
@@ -59,13 +62,34 @@ public final class CarryOver {
         if (stored == null) {
             return false;
         }
+        boolean unread = false;
         for (Band band : to.bands()) {
             LimiterState s = Composite.bandState(stored, to, band);
             if (s != null && !MergeStates.fits(s, band)) {
                 return true;
             }
+            unread |= s == null;
         }
-        return false;
+        return unread && !orphans(stored, to).isEmpty();
+    }
+
+    /**
+     * The stored band states that no band of {@code to} reads by name (a band renamed or removed, a single-band
+     * state under a composite policy or the reverse), by their names.
+     */
+    private static java.util.Map<String, LimiterState> orphans(LimiterState stored, Policy to) {
+        java.util.Map<String, LimiterState> out = new java.util.LinkedHashMap<>();
+        if (stored instanceof CompositeState c) {
+            c.bands().forEach(out::put);
+        } else {
+            out.put(to.name(), stored); // a single band is named after its policy
+        }
+        for (Band band : to.bands()) {
+            if (Composite.bandState(stored, to, band) != null) {
+                out.remove(stored instanceof CompositeState ? band.name() : to.name());
+            }
+        }
+        return out;
     }
 
     /**
@@ -92,9 +116,11 @@ public final class CarryOver {
         }
         List<String> names = new ArrayList<>();
         List<LimiterState> states = new ArrayList<>();
+        java.util.Map<String, LimiterState> orphans = orphans(stored, to);
         for (Band band : to.bands()) {
             LimiterState s = Composite.bandState(stored, to, band);
-            LimiterState next = s == null || MergeStates.fits(s, band) ? s : carryBand(s, earlier, band, nowNanos);
+            LimiterState next = s == null ? carryOrphans(orphans, earlier, band, nowNanos)
+                    : MergeStates.fits(s, band) ? s : carryBand(s, earlier, band, nowNanos);
             if (next != null) {
                 names.add(band.name());
                 states.add(next);
@@ -131,15 +157,40 @@ public final class CarryOver {
         return ttl;
     }
 
+    /** A band state another period, window or algorithm wrote, carried to {@code band}. */
     private static LimiterState carryBand(LimiterState s, List<Policy> earlier, Band band, long nowNanos) {
+        return carried(leftOf(s, band.name(), earlier, band, nowNanos), band.quota(), band, nowNanos);
+    }
+
+    /**
+     * A band that no stored state names while other stored bands are read by no band of the new policy (renamed or
+     * removed; single-band to composite or back): it starts with the smallest share any of those states leaves, so
+     * a change that swaps band names never starts the key fresh (SPEC §4). Null when there are none, or they leave
+     * the whole quota.
+     */
+    private static LimiterState carryOrphans(java.util.Map<String, LimiterState> orphans, List<Policy> earlier,
+                                             Band band, long nowNanos) {
+        if (orphans.isEmpty()) {
+            return null;
+        }
+        long left = band.quota();
+        for (java.util.Map.Entry<String, LimiterState> o : orphans.entrySet()) {
+            left = Math.min(left, leftOf(o.getValue(), o.getKey(), earlier, band, nowNanos));
+        }
+        return carried(left, band.quota(), band, nowNanos);
+    }
+
+    /** {@code floor(remaining·Q'/Q)}: the new band's share of a stored band state named {@code name}. */
+    private static long leftOf(LimiterState s, String name, List<Policy> earlier, Band band, long nowNanos) {
         for (Policy p : earlier) {
             for (Band old : p.bands()) {
-                if (old.name().equals(band.name()) && MergeStates.fits(s, old)) {
-                    return carried(remainingAt(s, old, nowNanos), old.quota(), band, nowNanos);
+                if (old.name().equals(name) && MergeStates.fits(s, old)) {
+                    return Math.min(band.quota(), Wide.product(remainingAt(s, old, nowNanos), band.quota())
+                            .floorDiv(old.quota()).longValueExact());
                 }
             }
         }
-        return carried(0, 1, band, nowNanos); // an unknown writer: fully consumed
+        return 0; // an unknown writer: fully consumed
     }
 
     /**

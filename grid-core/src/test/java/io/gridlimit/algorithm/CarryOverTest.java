@@ -182,4 +182,58 @@ class CarryOverTest {
         // binding: the least remaining, burst's 2 (daily 200 - 5 = 195, minute 29)
         assertThat(after.take(1, T)).isEqualTo(new Decision(true, 5, 2, 9 * S, Decision.NO_RETRY, "burst"));
     }
+
+    private static long left(LimiterState state, Policy policy, String band) {
+        Band b = policy.bands().stream().filter(x -> x.name().equals(band)).findFirst().orElseThrow();
+        return CarryOver.remainingAt(Composite.bandState(state, policy, b), b, T);
+    }
+
+    @Test
+    void aSingleBandPolicyMadeCompositeNeverStartsFresh() {
+        // before: the composite's bands had no stored state by name and started fresh: 10 + 5 in the burst's window
+        Policy old = Policy.builder("p").fixedWindow(10, Duration.ofSeconds(20)).build();
+        Policy next = Policy.builder("p")
+                .band(Band.tokenBucket("burst", 5, 5, Duration.ofSeconds(10)))
+                .band(Band.fixedWindow("daily", 100, Duration.ofDays(1)))
+                .build();
+        Key key = new Key(old);
+        key.take(4, T); // 6 of 10 left
+        assertThat(CarryOver.needed(key.state, next)).isTrue();
+        LimiterState carried = CarryOver.carry(key.state, List.of(old), next, T);
+        // every new band starts with the old band's share: burst floor(6·5/10) = 3, daily floor(6·100/10) = 60
+        assertThat(left(carried, next, "burst")).isEqualTo(3);
+        assertThat(left(carried, next, "daily")).isEqualTo(60);
+    }
+
+    @Test
+    void aCompositeMadeSingleBandTakesTheSmallestShareItsBandsLeave() {
+        Policy old = Policy.builder("p")
+                .band(Band.fixedWindow("burst", 10, Duration.ofSeconds(20)))
+                .band(Band.fixedWindow("daily", 100, Duration.ofDays(1)))
+                .build();
+        Policy next = Policy.builder("p").slidingWindowLog(5, Duration.ofSeconds(10)).build();
+        Key key = new Key(old);
+        key.take(4, T); // burst 6 of 10, daily 96 of 100
+        assertThat(CarryOver.needed(key.state, next)).isTrue();
+        LimiterState carried = CarryOver.carry(key.state, List.of(old), next, T);
+        // min(floor(6·5/10) = 3, floor(96·5/100) = 4) = 3
+        assertThat(left(carried, next, "p")).isEqualTo(3);
+        // an unknown writer (no earlier policy reads it) is fully consumed
+        assertThat(left(CarryOver.carry(key.state, List.of(), next, T), next, "p")).isZero();
+    }
+
+    @Test
+    void aRenamedBandCarriesTheOldBandsShareAndANewBandBesideKeptOnesStaysFresh() {
+        Policy old = Policy.builder("p").band(Band.fixedWindow("a", 10, Duration.ofSeconds(20))).build();
+        Policy renamed = Policy.builder("p").band(Band.fixedWindow("b", 10, Duration.ofSeconds(20))).build();
+        Key key = new Key(old);
+        key.take(4, T);
+        LimiterState carried = CarryOver.carry(key.state, List.of(old), renamed, T);
+        assertThat(left(carried, renamed, "b")).as("6 left, not 10 fresh").isEqualTo(6);
+        assertThat(((CompositeState) carried).bandNames()).containsExactly("b");
+        // a band added beside the kept one: nothing is orphaned, so nothing is carried and the new band is fresh
+        Policy added = Policy.builder("p").band(Band.fixedWindow("a", 10, Duration.ofSeconds(20)))
+                .band(Band.fixedWindow("c", 50, Duration.ofDays(1))).build();
+        assertThat(CarryOver.needed(key.state, added)).isFalse();
+    }
 }

@@ -131,7 +131,7 @@ public class DecisionApiController {
         } catch (InvalidCheckException e) {
             return CompletableFuture.completedFuture(ApiProblems.of(e.status(), e.getMessage()));
         }
-        Attempt attempt = new Attempt(resolved(List.of(check)));
+        Attempt attempt = new Attempt(List.of(check));
         return withTimeout(attempt.decide(0))
                 .<HttpResponse<?>>thenApply(r -> HttpResponse.ok(attempt.shown(0, r)))
                 .exceptionally(e -> {
@@ -198,7 +198,7 @@ public class DecisionApiController {
         } catch (InvalidCheckException e) {
             return CompletableFuture.completedFuture(ApiProblems.of(e.status(), e.getMessage()));
         }
-        List<CheckRequests.Check> checks = resolved(batch.checks());
+        List<CheckRequests.Check> checks = batch.checks();
         Attempt attempt = new Attempt(checks);
         List<CompletableFuture<Decision>> decisions = new ArrayList<>(checks.size());
         Map<String, CompletableFuture<Decision>> lastByKey = new HashMap<>();
@@ -298,14 +298,30 @@ public class DecisionApiController {
      * admissions the same way ({@code reason=denied}).
      */
     private final class Attempt {
+        /** The checks with their chosen policies (an override's), as answered. */
         private final List<CheckRequests.Check> checks;
         private final Decision[] admitted;
         private final List<CompletableFuture<Decision>> sent = new ArrayList<>();
         private boolean over;
 
-        Attempt(List<CheckRequests.Check> checks) {
-            this.checks = checks;
-            this.admitted = new Decision[checks.size()];
+        /** What each check is sent as: its chosen policy's parameters on the state of the policy asked for. */
+        private final io.gridlimit.api.Policy[] grid;
+
+        /**
+         * @param asked the checks as asked; each key's override (docs/SPEC.md §11) is applied here: the answer and
+         *     meters name the chosen policy, and it decides on the state of the policy asked for, so removing or
+         *     changing the override carries that state over (SPEC §4)
+         */
+        Attempt(List<CheckRequests.Check> asked) {
+            this.checks = new ArrayList<>(asked.size());
+            this.grid = new io.gridlimit.api.Policy[asked.size()];
+            for (int i = 0; i < asked.size(); i++) {
+                CheckRequests.Check c = asked.get(i);
+                io.gridlimit.api.Policy chosen = catalog.resolve(c.policy(), c.key());
+                checks.add(chosen == c.policy() ? c : new CheckRequests.Check(chosen, c.key(), c.cost(), c.reserve()));
+                grid[i] = catalog.onStateOf(chosen, c.policy().name());
+            }
+            this.admitted = new Decision[asked.size()];
         }
 
         /** Sends check {@code i}, unless the request was already answered 503. */
@@ -319,8 +335,7 @@ public class DecisionApiController {
                     return result;
                 }
                 try {
-                    stage = rateLimiter.reserveAsync(check.policy(), check.key(), check.cost())
-                            .toCompletableFuture();
+                    stage = rateLimiter.reserveAsync(grid[i], check.key(), check.cost()).toCompletableFuture();
                 } catch (RuntimeException e) {
                     result.completeExceptionally(e);
                     return result;
@@ -344,7 +359,7 @@ public class DecisionApiController {
                         }
                     }
                     if (late) { // answered 503 meanwhile: this admission must not stand
-                        giveBack(check, decision, GridLimitMetrics.GiveBackReason.FAILED);
+                        giveBack(i, decision, GridLimitMetrics.GiveBackReason.FAILED);
                     }
                 }
                 result.complete(decision);
@@ -375,7 +390,7 @@ public class DecisionApiController {
                     admitted[i] = null;
                 }
                 if (d != null) {
-                    giveBack(checks.get(i), d, reason);
+                    giveBack(i, d, reason);
                 }
             }
         }
@@ -391,29 +406,16 @@ public class DecisionApiController {
             return r;
         }
 
-        private void giveBack(CheckRequests.Check check, Decision decision, GridLimitMetrics.GiveBackReason reason) {
-            String policyName = check.policy().name();
+        private void giveBack(int i, Decision decision, GridLimitMetrics.GiveBackReason reason) {
+            String policyName = checks.get(i).policy().name();
             CompletionStage<Settlement> back;
             try {
-                back = rateLimiter.giveBack(check.policy(), decision.reservation());
+                back = rateLimiter.giveBack(grid[i], decision.reservation());
             } catch (RuntimeException e) {
                 back = CompletableFuture.failedFuture(e);
             }
             back.whenComplete((s, e) -> metrics.giveBack(policyName, reason, e == null ? s : null));
         }
-    }
-
-    /**
-     * The checks with each key's override applied (docs/SPEC.md §11): the policy that decides the key instead,
-     * resolved on this replica from its local copy; the answer names it.
-     */
-    private List<CheckRequests.Check> resolved(List<CheckRequests.Check> checks) {
-        List<CheckRequests.Check> out = new ArrayList<>(checks.size());
-        for (CheckRequests.Check c : checks) {
-            io.gridlimit.api.Policy policy = catalog.resolve(c.policy(), c.key());
-            out.add(policy == c.policy() ? c : new CheckRequests.Check(policy, c.key(), c.cost(), c.reserve()));
-        }
-        return out;
     }
 
     /** Completes when every future has, or exceptionally as soon as one fails (unlike {@code allOf}). */

@@ -299,9 +299,17 @@ public class PolicyAdminController {
         PolicyCatalog c = catalog();
         String k = checkKey(key);
         String expected = expectedOverride(request);
+        if (expected != null && expected.isEmpty()) {
+            // If-None-Match: * holds only while there is no override (RFC 9110 §13.1.2): a deletion under it is
+            // 412 when one exists (never an unconditional delete), 404 when there is none
+            if (c.readOverride(name, k) != null) {
+                throw new AdminProblem(HttpStatus.PRECONDITION_FAILED, "the override of that key under policy '"
+                        + name + "' exists, and If-None-Match: * asks that none does; nothing was removed");
+            }
+            throw new AdminProblem(HttpStatus.NOT_FOUND, "no override of that key under policy '" + name + "'");
+        }
         String caller = caller(request);
-        PolicyCatalog.OverrideStatus status = change(() -> c.removeOverride(name, k,
-                expected == null || expected.isEmpty() ? null : expected));
+        PolicyCatalog.OverrideStatus status = change(() -> c.removeOverride(name, k, expected));
         switch (status) {
             case NOT_FOUND -> throw new AdminProblem(HttpStatus.NOT_FOUND, "no override of that key under policy '"
                     + name + "'");

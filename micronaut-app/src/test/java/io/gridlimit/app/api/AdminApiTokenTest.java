@@ -47,6 +47,33 @@ class AdminApiTokenTest {
         }
     }
 
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"/v1/policies", "/v1/policies/", "//v1/policies",
+        "/v1//policies", "/v1/../v1/policies", "/v1/./policies", "/./v1/policies", "/v1/%70olicies", "/%761/policies",
+        "/V1/policies", "/v1/Policies", "/v1/policies%2Fx", "/v1/policies%2F", "/v1/policies;x", "/v1/policies?x=1",
+        "/v1/policies#x", "http://x/v1/policies", "/v1/policies/demo", "//v1/policies/demo", "/v1//policies/demo",
+        "/v1/policies//demo", "/v1/%70olicies/demo", "/v1/policies/%64emo", "/v1/policies/demo/",
+        "/v1/policies/demo;x", "/v1/policies/demo/overrides?key=a", "/v1/policies/demo%2Foverrides?key=a"})
+    void noSpellingOfTheAdminPathLetsTheDecisionTokenOrThePublicPortIn(String target) {
+        // every variant either reaches the admin API's own guard (401 for the decision token) or no route (404):
+        // none is classified as a decision-API path while the router sends it to the admin API
+        Map<String, Object> p = ServiceProperties.standalone();
+        p.put(AdminApiSettings.TOKEN_PROPERTY, ADMIN);
+        p.put(DecisionApiSettings.TOKEN_PROPERTY, DECISION);
+        try (EmbeddedServer server = ApplicationContext.run(EmbeddedServer.class, p)) {
+            int port = ServiceProperties.internalUrl(server.getApplicationContext()).getPort();
+            for (String method : new String[] {"GET", "PUT", "DELETE"}) {
+                PeerHttp.Response internal = send(port, method, target, "Authorization: Bearer " + DECISION);
+                assertThat(internal.status()).as(method + " " + target + " internal").isIn(401, 404);
+                assertThat(send(server.getPort(), method, target).status()).as(method + " " + target + " public")
+                        .isEqualTo(404);
+            }
+            assertThat(send(port, "GET", "/v1/policies/demo", "Authorization: Bearer " + ADMIN).body())
+                    .as("nothing changed").isEqualTo("{\"algorithm\":\"sliding-window-log\",\"limit\":5,"
+                            + "\"window\":\"10s\"}");
+        }
+    }
+
     @Test
     void withoutItsOwnTokenTheDecisionApisTokenGuardsIt() {
         Map<String, Object> p = ServiceProperties.standalone();

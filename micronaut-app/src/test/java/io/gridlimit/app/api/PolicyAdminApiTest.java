@@ -8,6 +8,7 @@ import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -199,6 +200,136 @@ class PolicyAdminApiTest {
         assertThat(admin("GET", target, "").status()).isEqualTo(404);
         assertThat(PeerHttp.send("127.0.0.9", publicPort, "GET", "/demo/hello", "").header("RateLimit-Policy"))
                 .isEqualTo("\"demo\";q=5;w=10");
+    }
+
+    private String check(String policy, String key) {
+        PeerHttp.Response r = admin("POST", "/v1/ratelimit/check", "{\"policy\":\"" + policy + "\",\"key\":\"" + key
+                + "\"}");
+        assertThat(r.status()).isEqualTo(200);
+        String body = r.body();
+        return body.substring(body.indexOf("\"allowed\":") + 10, body.indexOf(",\"limit\""))
+                + "/" + body.substring(body.indexOf("\"remaining\":") + 12, body.indexOf(",\"resetAfterMillis\""));
+    }
+
+    @Test
+    void anOverrideSetAndRemovedInTheWindowKeepsTheKeysCount() {
+        // the attack: use the quota, get an override, use the other quota fresh, lose the override, use the first
+        // quota fresh again: 2 + 5 + 2 in one hour. Now the key's state stays under the policy asked for. (Sliding
+        // logs of an hour: the service's clock is real, and no window boundary can fall inside the test.)
+        assertThat(admin("PUT", "/v1/policies/meter", "{\"algorithm\":\"sliding-window-log\",\"limit\":2,"
+                + "\"window\":\"1h\"}").status()).isEqualTo(201);
+        assertThat(admin("PUT", "/v1/policies/meter-big", "{\"algorithm\":\"sliding-window-log\",\"limit\":5,"
+                + "\"window\":\"1h\"}").status()).isEqualTo(201);
+        assertThat(List.of(check("meter", "k-o"), check("meter", "k-o"), check("meter", "k-o")))
+                .containsExactly("true/1", "true/0", "false/0");
+        String target = "/v1/policies/meter/overrides?key=k-o";
+        assertThat(admin("PUT", target, "{\"policy\":\"meter-big\"}").status()).isEqualTo(201);
+        assertThat(List.of(check("meter", "k-o"), check("meter", "k-o"), check("meter", "k-o"),
+                check("meter", "k-o"))).containsExactly("true/2", "true/1", "true/0", "false/0");
+        assertThat(admin("DELETE", target, "").status()).isEqualTo(204);
+        assertThat(check("meter", "k-o")).as("5 used of 2: not 2 fresh").isEqualTo("false/0");
+        // and the other policy's own state for that key was never touched
+        assertThat(check("meter-big", "k-o")).isEqualTo("true/4");
+    }
+
+    @Test
+    void aSingleBandPolicyMadeCompositeThroughTheApiKeepsTheKeysConsumption() {
+        assertThat(admin("PUT", "/v1/policies/shape", "{\"algorithm\":\"sliding-window-log\",\"limit\":4,\"window\":\"1h\"}")
+                .status()).isEqualTo(201);
+        for (int i = 0; i < 4; i++) {
+            assertThat(check("shape", "k-shape")).isEqualTo("true/" + (3 - i));
+        }
+        assertThat(check("shape", "k-shape")).isEqualTo("false/0");
+        // before: the composite's bands had no state by name and started fresh (10 more in the hour)
+        assertThat(admin("PUT", "/v1/policies/shape", "{\"bands\":{\"burst\":{\"algorithm\":\"sliding-window-log\","
+                + "\"limit\":10,\"window\":\"1h\"},\"daily\":{\"algorithm\":\"sliding-window-log\",\"limit\":20,"
+                + "\"window\":\"1d\"}}}", "If-Match: \"1\"").status()).isEqualTo(200);
+        assertThat(check("shape", "k-shape")).as("0 of 4 left: 0 of 10 and 0 of 20").isEqualTo("false/0");
+        // and back to one band: still nothing left
+        assertThat(admin("PUT", "/v1/policies/shape", "{\"algorithm\":\"sliding-window-log\",\"limit\":4,\"window\":\"1h\"}",
+                "If-Match: \"2\"").status()).isEqualTo(200);
+        assertThat(check("shape", "k-shape")).isEqualTo("false/0");
+    }
+
+    @Test
+    void aDeletionUnderIfNoneMatchStarNeverRemovesAnOverride() {
+        assertThat(admin("PUT", "/v1/policies/inm", "{\"algorithm\":\"fixed-window\",\"limit\":3,\"window\":\"1h\"}")
+                .status()).isEqualTo(201);
+        String target = "/v1/policies/demo/overrides?key=k-inm";
+        assertThat(admin("PUT", target, "{\"policy\":\"inm\"}").status()).isEqualTo(201);
+        // before: If-None-Match: * was read as "whatever is there" and the override was removed
+        PeerHttp.Response refused = admin("DELETE", target, "", "If-None-Match: *");
+        assertThat(refused.status()).isEqualTo(412);
+        assertThat(refused.body()).contains("If-None-Match: * asks that none does; nothing was removed");
+        assertThat(admin("GET", target, "").body()).isEqualTo("{\"policy\":\"inm\"}");
+        assertThat(admin("DELETE", target, "", "If-Match: \"o-inm\"").status()).isEqualTo(204);
+        assertThat(admin("DELETE", target, "", "If-None-Match: *").status()).isEqualTo(404);
+        // a policy's deletion under If-None-Match: * was already refused while it exists
+        assertThat(admin("DELETE", "/v1/policies/inm", "", "If-None-Match: *").status()).isEqualTo(412);
+        assertThat(admin("GET", "/v1/policies/inm", "").status()).isEqualTo(200);
+    }
+
+    @Test
+    void twoConcurrentPutsWithTheSameIfMatchExactlyOneWins() throws Exception {
+        assertThat(admin("PUT", "/v1/policies/race", "{\"algorithm\":\"fixed-window\",\"limit\":1,\"window\":\"1h\"}")
+                .header("ETag")).isEqualTo("\"1\"");
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 10; round++) {
+                String etag = "If-Match: \"" + (round + 1) + "\"";
+                java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+                List<java.util.concurrent.Future<PeerHttp.Response>> puts = new java.util.ArrayList<>();
+                for (int limit : new int[] {10 + round, 100 + round}) {
+                    puts.add(pool.submit(() -> {
+                        start.await();
+                        return admin("PUT", "/v1/policies/race", "{\"algorithm\":\"fixed-window\",\"limit\":" + limit
+                                + ",\"window\":\"1h\"}", etag);
+                    }));
+                }
+                start.countDown();
+                List<Integer> statuses = new java.util.ArrayList<>();
+                String winner = null;
+                for (java.util.concurrent.Future<PeerHttp.Response> f : puts) {
+                    PeerHttp.Response r = f.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                    statuses.add(r.status());
+                    if (r.status() == 200) {
+                        winner = r.body();
+                        assertThat(r.header("ETag")).isEqualTo("\"" + (round + 2) + "\"");
+                    } else {
+                        assertThat(r.header("ETag")).as("the 412 names the winner's version")
+                                .isEqualTo("\"" + (round + 2) + "\"");
+                    }
+                }
+                assertThat(statuses).as("round " + round).containsExactlyInAnyOrder(200, 412);
+                assertThat(admin("GET", "/v1/policies/race", "").body()).isEqualTo(winner);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void overridesResolveOneHopAndAChainNeverLoops() {
+        for (String p : new String[] {"hop-a", "hop-b", "hop-c"}) {
+            assertThat(admin("PUT", "/v1/policies/" + p, "{\"algorithm\":\"fixed-window\",\"limit\":"
+                    + (p.equals("hop-a") ? 1 : p.equals("hop-b") ? 2 : 3) + ",\"window\":\"1h\"}").status())
+                    .isEqualTo(201);
+        }
+        assertThat(admin("PUT", "/v1/policies/hop-a/overrides?key=k-hop", "{\"policy\":\"hop-b\"}").status())
+                .isEqualTo(201);
+        assertThat(admin("PUT", "/v1/policies/hop-b/overrides?key=k-hop", "{\"policy\":\"hop-c\"}").status())
+                .isEqualTo(201);
+        assertThat(admin("PUT", "/v1/policies/hop-c/overrides?key=k-hop", "{\"policy\":\"hop-a\"}").status())
+                .isEqualTo(201);
+        // A -> B -> C -> A: each policy asked for is decided by its own override's target only, no further
+        assertThat(admin("POST", "/v1/ratelimit/check", "{\"policy\":\"hop-a\",\"key\":\"k-hop\"}").body())
+                .contains("\"limit\":2,").contains("\"policy\":\"hop-b\"");
+        assertThat(admin("POST", "/v1/ratelimit/check", "{\"policy\":\"hop-b\",\"key\":\"k-hop\"}").body())
+                .contains("\"limit\":3,").contains("\"policy\":\"hop-c\"");
+        assertThat(admin("POST", "/v1/ratelimit/check", "{\"policy\":\"hop-c\",\"key\":\"k-hop\"}").body())
+                .contains("\"limit\":1,").contains("\"policy\":\"hop-a\"");
+        // and a policy an override targets cannot be deleted
+        assertThat(admin("DELETE", "/v1/policies/hop-b", "").status()).isEqualTo(409);
     }
 
     @ParameterizedTest

@@ -57,6 +57,9 @@ public class PolicySource {
     private final ClientIpResolver clientIp;
     private final @Nullable PolicySelector selector;
     private final CatalogMetrics metrics;
+    /** Most renamed policies kept per state name ({@link #onStateOf}). */
+    private static final int MAX_RENAMED = 1024;
+    private final Map<String, Map<Policy, Policy>> renamedByState = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** A checked plan. */
     private record Plan(String name, @Nullable String header, boolean selector, Map<String, Policy> policies) {
@@ -263,6 +266,45 @@ public class PolicySource {
         }
         Policy current = c.policy(policy.name());
         return current != null ? current : policy;
+    }
+
+    /**
+     * The policy to send to the grid for a decision by {@code decider} of a key whose state lives under
+     * {@code stateName} (the route's own policy, or the policy a decision-API call names): {@code decider} itself
+     * when it has that name, else its parameters under that name, with no catalog version. The key thus keeps one
+     * state whatever plan or override chose the parameters, and setting, changing or removing an override, or a
+     * request switching plans, is carried over by the owner as a change of parameters (docs/SPEC.md §4, §11): the
+     * key never starts fresh under the other policy, so it is never admitted beyond the old or the new limit within
+     * a window. Allocates only the first time a pair is asked (cached, bounded).
+     *
+     * @param decider the policy that decides ({@link #resolve(RouteRule, String, HttpRequest)})
+     * @param stateName the name whose map holds the key's state
+     * @return the policy to send, never null
+     */
+    public Policy onStateOf(Policy decider, String stateName) {
+        if (decider.name().equals(stateName)) {
+            return decider;
+        }
+        Map<Policy, Policy> renamed = renamedByState.computeIfAbsent(stateName,
+                n -> new java.util.concurrent.ConcurrentHashMap<>());
+        Policy p = renamed.get(decider);
+        if (p == null) {
+            if (renamed.size() >= MAX_RENAMED) {
+                renamed.clear(); // old versions of changed policies: rebuilt on demand
+            }
+            p = renamed.computeIfAbsent(decider, d -> renamed(d, stateName));
+        }
+        return p;
+    }
+
+    private static Policy renamed(Policy p, String name) {
+        Policy.Builder b = Policy.builder(name);
+        if (p.isComposite()) {
+            p.bands().forEach(b::band);
+        } else {
+            b.single(p.bands().get(0));
+        }
+        return b.build();
     }
 
     /**

@@ -96,14 +96,15 @@ public class GridAsker {
 
     private CompletableFuture<RuleResult> decide(RuleCheck check, @Nullable EventLoop loop) {
         Policy policy = check.policy();
+        Policy grid = check.grid();
         long startNanos = System.nanoTime();
         CompletableFuture<Decision> answer = new CompletableFuture<>();
         CompletableFuture<Decision> asked = null;
         try {
             // a reservation, so that a later rule's denial, a 503 or the handler's settle can change it (SPEC §10)
             CompletionStage<Decision> stage = loop == null
-                    ? limiter.reserveAsync(policy, check.key(), check.rule().cost())
-                    : limiter.reserveAsync(policy, check.key(), check.rule().cost(), loop);
+                    ? limiter.reserveAsync(grid, check.key(), check.rule().cost())
+                    : limiter.reserveAsync(grid, check.key(), check.rule().cost(), loop);
             asked = stage instanceof CompletableFuture<Decision> future ? future : null;
             stage.whenComplete((decision, error) -> Futures.complete(answer, decision, error));
         } catch (RuntimeException e) {
@@ -156,7 +157,8 @@ public class GridAsker {
             if (d == null || !d.allowed() || d.reservation() == null) {
                 continue;
             }
-            Policy policy = r.check().policy(); // the policy the reservation was taken under (plan, override: SPEC §11)
+            Policy policy = r.check().policy(); // the chosen policy (plan, override: SPEC §11), as meters name it
+            Policy taken = r.local() ? policy : r.check().grid(); // what the reservation was taken under
             if (r.local()) {
                 io.gridlimit.api.Settlement settled;
                 try {
@@ -169,7 +171,7 @@ public class GridAsker {
             }
             CompletionStage<io.gridlimit.api.Settlement> back;
             try {
-                back = limiter.giveBack(policy, d.reservation());
+                back = limiter.giveBack(taken, d.reservation());
             } catch (RuntimeException e) {
                 back = CompletableFuture.failedFuture(e);
             }
@@ -192,11 +194,12 @@ public class GridAsker {
             if (d == null || !d.allowed() || d.reservation() == null) {
                 continue;
             }
-            Policy policy = r.check().policy(); // the policy the reservation was taken under (plan, override: SPEC §11)
+            Policy policy = r.check().policy(); // the chosen policy (plan, override: SPEC §11), as meters name it
+            Policy taken = r.local() ? policy : r.check().grid(); // what the reservation was taken under
             CompletableFuture<io.gridlimit.api.Settlement> stage;
             try {
                 stage = r.local() ? CompletableFuture.completedFuture(local.settle(policy, d.reservation(), actual))
-                        : limiter.settleAsync(policy, d.reservation(), actual).toCompletableFuture();
+                        : limiter.settleAsync(taken, d.reservation(), actual).toCompletableFuture();
             } catch (RuntimeException e) {
                 stage = CompletableFuture.failedFuture(e);
             }

@@ -85,10 +85,49 @@ class CatalogFilterTest implements TestPropertyProvider {
         assertThat(gold.code()).isEqualTo(200);
         assertThat(policyHeader(gold)).startsWith("\"gold\";q=5");
         assertThat(gold.getHeaders().get("RateLimit")).startsWith("\"gold\";r=4");
-        // its own state: the default policy's quota for the same client is untouched
+        // one state per key under the route's policy: the request the gold plan admitted counts under free too
         HttpResponse<?> free = get("/t/hello", "X-Forwarded-For", "203.0.113.1");
         assertThat(policyHeader(free)).startsWith("\"free\";q=2");
-        assertThat(free.getHeaders().get("RateLimit")).startsWith("\"free\";r=1");
+        assertThat(free.getHeaders().get("RateLimit")).startsWith("\"free\";r=0");
+    }
+
+    @Test
+    void aPlanValueSwitchingOnEveryRequestNeverAdmitsBeyondTheLargerPlan() {
+        // gold (5 per hour) and free (2 per hour) alternate for one client: before, each plan had its own state and
+        // the client got 5 + 2 = 7 in the hour; now the count is one (fixed window, SPEC §4: the count is kept)
+        int admitted = 0;
+        StringBuilder codes = new StringBuilder();
+        for (int i = 0; i < 12; i++) {
+            HttpResponse<?> r = i % 2 == 0 ? get("/t/hello", "X-Forwarded-For", "203.0.113.7", "X-Plan", "gold")
+                    : get("/t/hello", "X-Forwarded-For", "203.0.113.7");
+            codes.append(r.code()).append(' ');
+            admitted += r.code() == 200 ? 1 : 0;
+        }
+        // gold 1, free 2 (count 1 < 2), gold 3, free refused (3 >= 2), gold 4, refused, gold 5, then all refused
+        assertThat(codes.toString().trim()).isEqualTo("200 200 200 429 200 429 200 429 429 429 429 429");
+        assertThat(admitted).isEqualTo(5);
+    }
+
+    @Test
+    void anOverrideSetOrRemovedInTheWindowNeverAdmitsBeyondTheOldOrNewLimit() {
+        String ip = "203.0.113.8";
+        String key = "ip:" + ip;
+        assertThat(get("/t/skip", "X-Forwarded-For", ip).code()).isEqualTo(200);
+        assertThat(get("/t/skip", "X-Forwarded-For", ip).code()).isEqualTo(200);
+        assertThat(get("/t/skip", "X-Forwarded-For", ip).code()).isEqualTo(429);
+        // a bigger quota for this key: it continues from its 2 used, so 3 more (5 in the hour), never 5 fresh
+        assertThat(catalog.putOverride("free", key, "gold", "")).isEqualTo(PolicyCatalog.OverrideStatus.APPLIED);
+        HttpResponse<?> first = get("/t/skip", "X-Forwarded-For", ip);
+        assertThat(first.code()).isEqualTo(200);
+        assertThat(first.getHeaders().get("RateLimit")).startsWith("\"gold\";r=2");
+        assertThat(get("/t/skip", "X-Forwarded-For", ip).code()).isEqualTo(200);
+        assertThat(get("/t/skip", "X-Forwarded-For", ip).code()).isEqualTo(200);
+        assertThat(get("/t/skip", "X-Forwarded-For", ip).code()).isEqualTo(429);
+        // removed mid-window: the key keeps its 5 used against free's 2, it does not get free's quota back fresh
+        assertThat(catalog.removeOverride("free", key, null)).isEqualTo(PolicyCatalog.OverrideStatus.APPLIED);
+        HttpResponse<?> back = get("/t/skip", "X-Forwarded-For", ip);
+        assertThat(back.code()).isEqualTo(429);
+        assertThat(policyHeader(back)).startsWith("\"free\";q=2");
     }
 
     @Test
@@ -117,7 +156,7 @@ class CatalogFilterTest implements TestPropertyProvider {
     }
 
     @Test
-    void anOverrideDecidesOneKeyByAnotherPolicyOnItsOwnState() {
+    void anOverrideDecidesOneKeyByAnotherPolicysParametersOnTheKeysState() {
         assertThat(catalog.putOverride("free", "ip:203.0.113.4", "gold", ""))
                 .isEqualTo(PolicyCatalog.OverrideStatus.APPLIED);
         HttpResponse<?> overridden = get("/t/skip", "X-Forwarded-For", "203.0.113.4");
@@ -128,7 +167,7 @@ class CatalogFilterTest implements TestPropertyProvider {
                 .isEqualTo(PolicyCatalog.OverrideStatus.APPLIED);
         HttpResponse<?> back = get("/t/skip", "X-Forwarded-For", "203.0.113.4");
         assertThat(policyHeader(back)).startsWith("\"free\";q=2");
-        assertThat(back.getHeaders().get("RateLimit")).startsWith("\"free\";r=1");
+        assertThat(back.getHeaders().get("RateLimit")).startsWith("\"free\";r=0");
     }
 
     @Test
