@@ -79,8 +79,8 @@ final class AsyncDecisions implements AutoCloseable {
         if (reserveCoalescer != null) {
             return reserveCoalescer.decide(policy, key, cost, executor);
         }
-        return submit(policy, key, new DecideProcessor(policy, cost).reserving(), DecisionResult::first, executor,
-                true);
+        return submit(policy, key, new DecideProcessor(policy, cost).withPolicyVersion(maps.versionOf(policy))
+                .reserving(), DecisionResult::first, executor, true);
     }
 
     /**
@@ -190,8 +190,8 @@ final class AsyncDecisions implements AutoCloseable {
 
     /** One coalesced batch of reservations. */
     private CompletionStage<Decision[]> sendReserveBatch(Policy policy, String key, long[] costs, Executor executor) {
-        DecideProcessor processor = costs.length == 1 ? new DecideProcessor(policy, costs[0])
-                : new DecideProcessor(policy, costs);
+        DecideProcessor processor = (costs.length == 1 ? new DecideProcessor(policy, costs[0])
+                : new DecideProcessor(policy, costs)).withPolicyVersion(maps.versionOf(policy));
         return submit(policy, key, processor.reserving(), DecisionResult::decisions, executor, true);
     }
 

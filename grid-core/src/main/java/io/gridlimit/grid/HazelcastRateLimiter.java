@@ -181,7 +181,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         RateLimiter.checkKey(key);
         RateLimiter.checkCost(cost);
         checkOpen();
-        DecideProcessor processor = new DecideProcessor(policy, cost);
+        DecideProcessor processor = new DecideProcessor(policy, cost).withPolicyVersion(maps.versionOf(policy));
         return map(policy).map().executeOnKey(key, WireFormat.reservations() ? processor.reserving() : processor)
                 .first();
     }

@@ -198,6 +198,21 @@ class PolicyCatalogTest {
     }
 
     @Test
+    void aReservationOfTheCatalogsPolicyStatesItsVersionOnEveryPath() throws Exception {
+        cluster.setNanos(GridTestSupport.T0);
+        Policy v1 = policy("reserved", Algorithm.FIXED_WINDOW, 10, Duration.ofHours(1));
+        assertThat(catalogA.put(v1, PolicyCatalog.NO_VERSION, "alice").after().version()).isEqualTo(1);
+        awaitEverywhere(v1, 1);
+        // blocking, asynchronous, and with an executor: each sent with the version the owner then applies
+        assertThat(limiterA.reserve(v1, "k", 1)).extracting(Decision::remaining, Decision::policyVersion)
+                .containsExactly(9L, 1L);
+        assertThat(limiterA.reserveAsync(v1, "k", 1).toCompletableFuture().get())
+                .extracting(Decision::remaining, Decision::policyVersion).containsExactly(8L, 1L);
+        assertThat(limiterB.reserveAsync(v1, "k", 1, Runnable::run).toCompletableFuture().get())
+                .extracting(Decision::remaining, Decision::policyVersion).containsExactly(7L, 1L);
+    }
+
+    @Test
     void aPolicyThatIsNotTheCatalogsIsDecidedAsGivenWithoutAVersion() {
         Policy own = policy("not-in-catalog", Algorithm.FIXED_WINDOW, 3, Duration.ofHours(1));
         Decision d = limiterA.tryAcquire(own, "k", 1);

@@ -13,7 +13,6 @@ import io.micronaut.core.annotation.Nullable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * The Envoy rate limit service's checked settings ({@link EnvoyRlsProperties}) and its rules, read when the context
@@ -47,7 +46,6 @@ public class EnvoyRlsSettings {
     /** Default bind address: loopback only. */
     public static final String DEFAULT_HOST = "127.0.0.1";
 
-    private static final Pattern PORT = Pattern.compile("[0-9]{1,5}");
 
     private final int port;
     private final String host;
@@ -60,7 +58,7 @@ public class EnvoyRlsSettings {
      */
     public EnvoyRlsSettings(EnvoyRlsProperties properties, ApplicationContext context) {
         List<String> errors = new ArrayList<>();
-        this.port = port(properties.getPort(), errors);
+        this.port = CheckedValues.port(PORT_PROPERTY, properties.getPort(), DEFAULT_PORT, errors);
         this.host = CheckedValues.bindAddress(HOST_PROPERTY, properties.getHost(), DEFAULT_HOST, errors);
         boolean service = context.getProperty("gridlimit.service.enabled", Boolean.class).orElse(false);
         boolean test = context.getEnvironment().getActiveNames().contains(Environment.TEST);
@@ -99,18 +97,5 @@ public class EnvoyRlsSettings {
     /** @return the domains and rules read from the configuration files */
     public RlsConfig rules() {
         return rules;
-    }
-
-    private static int port(@Nullable String text, List<String> errors) {
-        if (text == null) {
-            return DEFAULT_PORT;
-        }
-        String value = text.trim();
-        int parsed = PORT.matcher(value).matches() ? Integer.parseInt(value) : -1;
-        if (parsed < 1 || parsed > 65_535) {
-            errors.add(PORT_PROPERTY + ": '" + text + "' is not a port in [1, 65535]");
-            return DEFAULT_PORT;
-        }
-        return parsed;
     }
 }

@@ -67,7 +67,6 @@ public class DecisionApiSettings {
     /** Largest timeout: 1 h. */
     public static final Duration MAX_TIMEOUT = Duration.ofHours(1);
 
-    private static final Pattern PORT = Pattern.compile("[0-9]{1,5}");
     /** RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=". */
     private static final Pattern B64TOKEN = Pattern.compile("[A-Za-z0-9._~+/-]+=*");
 
@@ -82,7 +81,7 @@ public class DecisionApiSettings {
      */
     public DecisionApiSettings(DecisionApiProperties properties) {
         List<String> errors = new ArrayList<>();
-        this.port = port(properties.getPort(), errors);
+        this.port = CheckedValues.port(PORT_PROPERTY, properties.getPort(), DEFAULT_PORT, errors);
         this.host = host(properties.getHost(), errors);
         this.token = token(TOKEN_PROPERTY, properties.getToken(), errors);
         if (!errors.isEmpty()) {
@@ -115,19 +114,6 @@ public class DecisionApiSettings {
     /** @return how long a decision API request waits for the grid, in [1 ms, 1 h] */
     public Duration timeout() {
         return timeout;
-    }
-
-    private static int port(@Nullable String text, List<String> errors) {
-        if (text == null) {
-            return DEFAULT_PORT;
-        }
-        String value = text.trim();
-        int parsed = PORT.matcher(value).matches() ? Integer.parseInt(value) : -1;
-        if (parsed < 1 || parsed > 65_535) {
-            errors.add(PORT_PROPERTY + ": '" + text + "' is not a port in [1, 65535]");
-            return DEFAULT_PORT;
-        }
-        return parsed;
     }
 
     private static String host(@Nullable String text, List<String> errors) {

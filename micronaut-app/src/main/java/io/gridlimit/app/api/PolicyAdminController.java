@@ -571,7 +571,7 @@ public class PolicyAdminController {
                     + "PT10S)");
             return null;
         }
-        return d.get();
+        return d.orElseThrow();
     }
 
     private static String shown(JsonNode v) {

@@ -70,6 +70,31 @@ public final class CheckedValues {
     }
 
     /**
+     * Checks a port GridLimit opens (the decision API's {@code gridlimit.decision-api.port}, the Envoy rate limit
+     * service's {@code gridlimit.envoy-rls.port}): 1 to 5 decimal digits, in [1, 65535]. The one home of that rule.
+     *
+     * @param path the property path
+     * @param text the value as written, or null when unset
+     * @param fallback the port when unset or malformed
+     * @param errors receives {@code <path>: '<value>' is not a port in [1, 65535]} when malformed or out of range
+     * @return the port, or {@code fallback}
+     */
+    public static int port(String path, @Nullable String text, int fallback, List<String> errors) {
+        if (text == null) {
+            return fallback;
+        }
+        String value = text.trim();
+        int parsed = PORT.matcher(value).matches() ? Integer.parseInt(value) : -1;
+        if (parsed < 1 || parsed > 65_535) {
+            errors.add(path + ": '" + text + "' is not a port in [1, 65535]");
+            return fallback;
+        }
+        return parsed;
+    }
+
+    private static final java.util.regex.Pattern PORT = java.util.regex.Pattern.compile("[0-9]{1,5}");
+
+    /**
      * @param address a literal accepted by {@link #bindAddress}
      * @return whether it is a loopback address (reachable from this host only)
      */
