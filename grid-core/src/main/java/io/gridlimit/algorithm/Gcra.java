@@ -138,6 +138,25 @@ final class Gcra {
         return load(stored, band, nowNanos).x;
     }
 
+    /**
+     * The band under {@code out} units on lease at {@code atNanos} (docs/SPEC.md §13): {@code TAT >= at + out·T},
+     * that is the debt {@code X >= out·P}; the stored state itself (possibly null) when that holds already.
+     */
+    static LimiterState capAt(LimiterState stored, Band band, long out, long atNanos) {
+        Debt debt = load(stored, band, atNanos);
+        Wide floor = Wide.product(out, band.refillPeriodNanos());
+        if (debt.x.compareTo(floor) >= 0) {
+            return debt.rebased ? stateAt(atNanos, debt.x, band) : stored;
+        }
+        return stateAt(atNanos, floor, band);
+    }
+
+    /** Whole tokens at the reading, {@code B − ceil(X/P)}, as a decision would find them (below zero under a debt). */
+    static long available(LimiterState stored, Band band, long nowNanos) {
+        long owed = load(stored, band, nowNanos).x.ceilDiv(band.refillPeriodNanos()).saturatedLong();
+        return band.capacity() - owed;
+    }
+
     /** A state at {@code nowNanos} holding debt {@code x} under {@code band}: for {@link MergeStates}. */
     static GcraState withDebt(long nowNanos, Wide x, Band band) {
         return stateAt(nowNanos, x, band);

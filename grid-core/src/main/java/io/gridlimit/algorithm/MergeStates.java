@@ -115,8 +115,40 @@ public final class MergeStates {
         long hold = Math.max(ra == null ? Long.MIN_VALUE : ra.holdUntilNanos(),
                 rb == null ? Long.MIN_VALUE : rb.holdUntilNanos());
         long[] none = new long[0];
+        // the open leases of both sides stay open: either side's holders may be spending them (SPEC §13)
+        ReservedState joined = joinLeases(ra, rb);
         return new ReservedState(inner, w.stateId(), w.secretHigh(), w.secretLow(), nextId, hold, nextId, none, none,
-                none, false);
+                none, joined.leaseIds, joined.leaseUnits, joined.leaseEndsAtNanos, joined.leaseHolderHigh,
+                joined.leaseHolderLow, false);
+    }
+
+    /** A state carrying the open leases of {@code a} and {@code b} (either may be null), ordered by end. */
+    private static ReservedState joinLeases(ReservedState a, ReservedState b) {
+        ReservedState one = a != null ? a : b;
+        ReservedState other = a != null ? b : null;
+        if (other == null || other.leaseIds.length == 0) {
+            return one;
+        }
+        int n = one.leaseIds.length + other.leaseIds.length;
+        long[] ids = new long[n];
+        long[] units = new long[n];
+        long[] ends = new long[n];
+        long[] high = new long[n];
+        long[] low = new long[n];
+        int i = 0;
+        int j = 0;
+        for (int k = 0; k < n; k++) {
+            boolean fromOne = j >= other.leaseIds.length
+                    || (i < one.leaseIds.length && one.leaseEndsAtNanos[i] <= other.leaseEndsAtNanos[j]);
+            ReservedState src = fromOne ? one : other;
+            int at = fromOne ? i++ : j++;
+            ids[k] = src.leaseIds[at];
+            units[k] = src.leaseUnits[at];
+            ends[k] = src.leaseEndsAtNanos[at];
+            high[k] = src.leaseHolderHigh[at];
+            low[k] = src.leaseHolderLow[at];
+        }
+        return one.withLeases(one.inner(), ids, units, ends, high, low);
     }
 
     private static LimiterState mergeUnknownPolicy(LimiterState a, LimiterState b) {

@@ -82,6 +82,45 @@ public final class RateLimitAlgorithms {
     }
 
     /**
+     * Grants a quota lease of up to {@code units} to a replica, or decides the request as without one (docs/SPEC.md
+     * §13): the units granted are consumed at once as one reservation, and while the lease is open the policy's
+     * token-bucket and GCRA bands treat them as not refillable.
+     *
+     * @param stateOrNull the stored state, or null
+     * @param policy the policy
+     * @param key the key
+     * @param cost the cost of the request in hand, in [1, 10^15]
+     * @param units the units asked, in [cost, 10^15]
+     * @param durationNanos the lease's asked life, nanoseconds, > 0 (the owner grants at most the reservation's hold)
+     * @param holderHigh the upper 64 bits of the holder's UUID
+     * @param holderLow the lower 64 bits of the holder's UUID
+     * @param reserve whether a request decided without a lease is taken as a reservation ({@link #reserve})
+     * @param nowNanos the reading, epoch nanoseconds
+     * @param random the source of a new state's id and secret
+     * @return the grant, never null
+     * @throws IllegalArgumentException if {@code cost} or {@code units} is outside [1, 10^15], {@code units <
+     *     cost}, or {@code durationNanos <= 0}
+     * @throws NullPointerException if {@code policy}, {@code key} or {@code random} is null
+     */
+    public static LeaseGrant lease(LimiterState stateOrNull, Policy policy, String key, long cost, long units,
+                                   long durationNanos, long holderHigh, long holderLow, boolean reserve,
+                                   long nowNanos, RandomGenerator random) {
+        return Leases.grant(stateOrNull, policy, key, cost, units, durationNanos, holderHigh, holderLow, reserve,
+                nowNanos, random);
+    }
+
+    /**
+     * Whether a policy's keys can be leased (docs/SPEC.md §13): every band is a token bucket or GCRA.
+     *
+     * @param policy the policy
+     * @return true when leases apply
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public static boolean leasable(Policy policy) {
+        return Leases.leasable(Objects.requireNonNull(policy, "policy"));
+    }
+
+    /**
      * {@link #reserve} of several requests in sequence at one reading, each seeing the state the previous left.
      *
      * @param stateOrNull the stored state, or null

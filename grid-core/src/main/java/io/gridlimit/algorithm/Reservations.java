@@ -56,6 +56,8 @@ final class Reservations {
         }
     });
 
+    private static final long[] NONE = {};
+
     private Reservations() {
     }
 
@@ -78,9 +80,10 @@ final class Reservations {
 
     /** Decides on the limiter state inside a reserved state, keeping its bookkeeping while a reservation holds. */
     static Outcome apply(LimiterState stored, Policy policy, long cost, long nowNanos) {
-        if (!(stored instanceof ReservedState r)) {
+        if (!(stored instanceof ReservedState reserved)) {
             return Composite.apply(stored, policy, cost, nowNanos);
         }
+        ReservedState r = Leases.capped(reserved, policy, nowNanos); // units out on lease (SPEC §13)
         Outcome inner = Composite.apply(r.inner(), policy, cost, nowNanos);
         if (!inner.write()) {
             return new Outcome(inner.decision(), false, stored, 0);
@@ -141,8 +144,12 @@ final class Reservations {
         }
         long holdNanos = holdNanos(policy, nowNanos);
         long expiresAt = Saturating.add(nowNanos, holdNanos);
-        ReservedState state = new ReservedState(inner, stateId, secretHigh, secretLow, id + 1,
-                Math.max(holdUntil, expiresAt), closedBelow, ids, expiries, actuals, false);
+        ReservedState state = base == null
+                ? new ReservedState(inner, stateId, secretHigh, secretLow, id + 1, expiresAt, closedBelow, ids,
+                        expiries, actuals, NONE, NONE, NONE, NONE, NONE, false)
+                : new ReservedState(inner, stateId, secretHigh, secretLow, id + 1, Math.max(holdUntil, expiresAt),
+                        closedBelow, ids, expiries, actuals, base.leaseIds, base.leaseUnits, base.leaseEndsAtNanos,
+                        base.leaseHolderHigh, base.leaseHolderLow, false);
         List<Reservation.BandShape> shapes = new ArrayList<>(policy.bands().size());
         for (Band band : policy.bands()) {
             shapes.add(Reservation.BandShape.of(band));
@@ -192,6 +199,13 @@ final class Reservations {
         if (r.id() < s.closedBelow() || r.id() >= s.nextId()) {
             return SettleOutcome.none(new Settlement(Settlement.Status.UNKNOWN, r.cost(), 0, false), stored);
         }
+        // units out on lease (SPEC §13): the bands at the reading under the open leases; a lease settled goes
+        // first, so that its unused units come back; the cap of the leases still open is applied again after
+        s = Leases.capped(s, policy, nowNanos);
+        int lease = Leases.openLease(s, r.id());
+        if (lease >= 0) {
+            s = Leases.without(s, lease);
+        }
         LimiterState inner = s.inner();
         long excess = 0;
         List<Band> bands = policy.bands();
@@ -230,6 +244,7 @@ final class Reservations {
                         states.toArray(new LimiterState[0]), false);
             }
         }
+        newInner = Leases.capInner(newInner, policy, Leases.out(s), nowNanos);
         ReservedState written = record(s, newInner, r, actual, nowNanos);
         long ttlNanos = Math.max(0, written.holdUntilNanos() - nowNanos);
         for (Band band : bands) {
@@ -283,7 +298,8 @@ final class Reservations {
         }
         return new ReservedState(inner, s.stateId(), s.secretHigh(), s.secretLow(), s.nextId(), s.holdUntilNanos(),
                 closedBelow, Arrays.copyOfRange(ids, from, j), Arrays.copyOfRange(expiries, from, j),
-                Arrays.copyOfRange(actuals, from, j), false);
+                Arrays.copyOfRange(actuals, from, j), s.leaseIds, s.leaseUnits, s.leaseEndsAtNanos,
+                s.leaseHolderHigh, s.leaseHolderLow, false);
     }
 
     /** Whether the state behaves as no state: no reservation can still be settled and the limiter state is fresh. */

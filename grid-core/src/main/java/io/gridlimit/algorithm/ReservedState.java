@@ -26,6 +26,8 @@ import java.util.Objects;
 public final class ReservedState implements LimiterState {
     /** Most settle records one key keeps. */
     public static final int MAX_SETTLE_RECORDS = 1024;
+    /** Most open leases one key grants (docs/SPEC.md §13). */
+    public static final int MAX_LEASES = 64;
     private static final long[] NONE = new long[0];
 
     private final LimiterState inner;
@@ -38,6 +40,11 @@ public final class ReservedState implements LimiterState {
     final long[] settledIds;
     final long[] settledExpiresAtNanos;
     final long[] settledActuals;
+    final long[] leaseIds;
+    final long[] leaseUnits;
+    final long[] leaseEndsAtNanos;
+    final long[] leaseHolderHigh;
+    final long[] leaseHolderLow;
 
     /**
      * Creates a state, copying the arrays.
@@ -59,12 +66,43 @@ public final class ReservedState implements LimiterState {
                          long holdUntilNanos, long closedBelow, long[] settledIds, long[] settledExpiresAtNanos,
                          long[] settledActuals) {
         this(inner, stateId, secretHigh, secretLow, nextId, holdUntilNanos, closedBelow, settledIds.clone(),
-                settledExpiresAtNanos.clone(), settledActuals.clone(), true);
+                settledExpiresAtNanos.clone(), settledActuals.clone(), NONE, NONE, NONE, NONE, NONE, true);
+    }
+
+    /**
+     * Creates a state with open leases (docs/SPEC.md §13), copying the arrays.
+     *
+     * @param inner the limiter state proper: a single-algorithm or composite state, never a reserved one
+     * @param stateId the state's id
+     * @param secretHigh the upper 64 bits of the state's signing secret
+     * @param secretLow the lower 64 bits of the state's signing secret
+     * @param nextId the next reservation's id, >= 1
+     * @param holdUntilNanos the latest expiry of a reservation handed out, epoch nanoseconds
+     * @param closedBelow ids below it can no longer be settled, in [1, nextId]
+     * @param settledIds settled reservation ids, strictly increasing, in [closedBelow, nextId)
+     * @param settledExpiresAtNanos their expiries, epoch nanoseconds
+     * @param settledActuals the actual cost each was settled with, >= 0
+     * @param leaseIds the open leases' reservation ids, each below {@code nextId}
+     * @param leaseUnits their units, each in [1, 10^15]
+     * @param leaseEndsAtNanos their ends, epoch nanoseconds, non-decreasing
+     * @param leaseHolderHigh the upper 64 bits of each holder's UUID
+     * @param leaseHolderLow the lower 64 bits of each holder's UUID
+     * @throws IllegalArgumentException if a value is out of its range or the arrays of one kind differ in length
+     * @throws NullPointerException if {@code inner} or an array is null
+     */
+    public ReservedState(LimiterState inner, long stateId, long secretHigh, long secretLow, long nextId,
+                         long holdUntilNanos, long closedBelow, long[] settledIds, long[] settledExpiresAtNanos,
+                         long[] settledActuals, long[] leaseIds, long[] leaseUnits, long[] leaseEndsAtNanos,
+                         long[] leaseHolderHigh, long[] leaseHolderLow) {
+        this(inner, stateId, secretHigh, secretLow, nextId, holdUntilNanos, closedBelow, settledIds.clone(),
+                settledExpiresAtNanos.clone(), settledActuals.clone(), leaseIds.clone(), leaseUnits.clone(),
+                leaseEndsAtNanos.clone(), leaseHolderHigh.clone(), leaseHolderLow.clone(), true);
     }
 
     ReservedState(LimiterState inner, long stateId, long secretHigh, long secretLow, long nextId,
                   long holdUntilNanos, long closedBelow, long[] settledIds, long[] settledExpiresAtNanos,
-                  long[] settledActuals, boolean check) {
+                  long[] settledActuals, long[] leaseIds, long[] leaseUnits, long[] leaseEndsAtNanos,
+                  long[] leaseHolderHigh, long[] leaseHolderLow, boolean check) {
         Objects.requireNonNull(inner, "inner");
         if (check) {
             if (inner instanceof ReservedState) {
@@ -87,6 +125,20 @@ public final class ReservedState implements LimiterState {
                             + settledActuals[i] + ") is out of order or range");
                 }
             }
+            int m = leaseIds.length;
+            if (leaseUnits.length != m || leaseEndsAtNanos.length != m || leaseHolderHigh.length != m
+                    || leaseHolderLow.length != m || m > MAX_SETTLE_RECORDS) {
+                throw new IllegalArgumentException("leases must be 0 to " + MAX_SETTLE_RECORDS
+                        + " of equal length, got " + m + ", " + leaseUnits.length + ", " + leaseEndsAtNanos.length
+                        + ", " + leaseHolderHigh.length + ", " + leaseHolderLow.length);
+            }
+            for (int i = 0; i < m; i++) {
+                if (leaseIds[i] >= nextId || leaseUnits[i] < 1 || leaseUnits[i] > io.gridlimit.api.Band.MAX_QUANTITY
+                        || (i > 0 && leaseEndsAtNanos[i] < leaseEndsAtNanos[i - 1])) {
+                    throw new IllegalArgumentException("lease " + i + " (id " + leaseIds[i] + ", units "
+                            + leaseUnits[i] + ", end " + leaseEndsAtNanos[i] + ") is out of order or range");
+                }
+            }
         }
         this.inner = inner;
         this.stateId = stateId;
@@ -98,6 +150,11 @@ public final class ReservedState implements LimiterState {
         this.settledIds = settledIds.length == 0 ? NONE : settledIds;
         this.settledExpiresAtNanos = settledExpiresAtNanos.length == 0 ? NONE : settledExpiresAtNanos;
         this.settledActuals = settledActuals.length == 0 ? NONE : settledActuals;
+        this.leaseIds = leaseIds.length == 0 ? NONE : leaseIds;
+        this.leaseUnits = leaseUnits.length == 0 ? NONE : leaseUnits;
+        this.leaseEndsAtNanos = leaseEndsAtNanos.length == 0 ? NONE : leaseEndsAtNanos;
+        this.leaseHolderHigh = leaseHolderHigh.length == 0 ? NONE : leaseHolderHigh;
+        this.leaseHolderLow = leaseHolderLow.length == 0 ? NONE : leaseHolderLow;
     }
 
     /** @return the reading the limiter state was last written with ({@link #inner()}'s) */
@@ -156,10 +213,47 @@ public final class ReservedState implements LimiterState {
         return settledActuals.clone();
     }
 
-    /** @return the same reservation bookkeeping around another limiter state */
+    /** @return a copy of the open leases' reservation ids, in the order of their ends */
+    public long[] leaseIds() {
+        return leaseIds.clone();
+    }
+
+    /** @return a copy of the open leases' units */
+    public long[] leaseUnits() {
+        return leaseUnits.clone();
+    }
+
+    /** @return a copy of the open leases' ends, epoch nanoseconds, non-decreasing */
+    public long[] leaseEndsAtNanos() {
+        return leaseEndsAtNanos.clone();
+    }
+
+    /** @return a copy of the upper 64 bits of each open lease's holder UUID */
+    public long[] leaseHolderHigh() {
+        return leaseHolderHigh.clone();
+    }
+
+    /** @return a copy of the lower 64 bits of each open lease's holder UUID */
+    public long[] leaseHolderLow() {
+        return leaseHolderLow.clone();
+    }
+
+    /** @return the number of open leases */
+    public int leaseCount() {
+        return leaseIds.length;
+    }
+
+    /** @return the same reservation bookkeeping and leases around another limiter state */
     ReservedState withInner(LimiterState newInner) {
         return new ReservedState(newInner, stateId, secretHigh, secretLow, nextId, holdUntilNanos, closedBelow,
-                settledIds, settledExpiresAtNanos, settledActuals, false);
+                settledIds, settledExpiresAtNanos, settledActuals, leaseIds, leaseUnits, leaseEndsAtNanos,
+                leaseHolderHigh, leaseHolderLow, false);
+    }
+
+    /** @return the same state with only the leases at the given indexes (ascending), around {@code newInner} */
+    ReservedState withLeases(LimiterState newInner, long[] ids, long[] units, long[] ends, long[] high, long[] low) {
+        return new ReservedState(newInner, stateId, secretHigh, secretLow, nextId, holdUntilNanos, closedBelow,
+                settledIds, settledExpiresAtNanos, settledActuals, ids, units, ends, high, low, false);
     }
 
     @Override
@@ -168,7 +262,10 @@ public final class ReservedState implements LimiterState {
                 && secretHigh == s.secretHigh && secretLow == s.secretLow && nextId == s.nextId
                 && holdUntilNanos == s.holdUntilNanos && closedBelow == s.closedBelow
                 && Arrays.equals(settledIds, s.settledIds) && Arrays.equals(settledExpiresAtNanos,
-                s.settledExpiresAtNanos) && Arrays.equals(settledActuals, s.settledActuals));
+                s.settledExpiresAtNanos) && Arrays.equals(settledActuals, s.settledActuals)
+                && Arrays.equals(leaseIds, s.leaseIds) && Arrays.equals(leaseUnits, s.leaseUnits)
+                && Arrays.equals(leaseEndsAtNanos, s.leaseEndsAtNanos) && Arrays.equals(leaseHolderHigh,
+                s.leaseHolderHigh) && Arrays.equals(leaseHolderLow, s.leaseHolderLow));
     }
 
     @Override
@@ -180,6 +277,7 @@ public final class ReservedState implements LimiterState {
     @Override
     public String toString() {
         return "ReservedState{" + inner + " stateId=" + stateId + " nextId=" + nextId + " holdUntilNanos="
-                + holdUntilNanos + " closedBelow=" + closedBelow + " settled=" + settledIds.length + "}";
+                + holdUntilNanos + " closedBelow=" + closedBelow + " settled=" + settledIds.length
+                + (leaseIds.length == 0 ? "" : " leases=" + leaseIds.length) + "}";
     }
 }

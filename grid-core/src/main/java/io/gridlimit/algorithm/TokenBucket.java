@@ -123,6 +123,28 @@ final class TokenBucket {
                 true, charge - taken, level.tokens - taken < 0);
     }
 
+    /**
+     * The band under {@code out} units on lease at {@code atNanos} (docs/SPEC.md §13): the level there, at most
+     * {@code C − out} (a full-less-the-lease bucket drops its remainder), stamped at {@code atNanos}; the stored
+     * state itself (possibly null) when the cap changes nothing.
+     */
+    static LimiterState capAt(LimiterState stored, Band band, long out, long atNanos) {
+        Level level = load(stored, band, atNanos);
+        long cap = band.capacity() - out;
+        if (level.tokens > cap || (level.tokens == cap && level.fraction > 0)) {
+            return new TokenBucketState(atNanos, cap, 0, band.refillPeriodNanos());
+        }
+        if (level.stored == null || out == 0) {
+            return stored;
+        }
+        return new TokenBucketState(atNanos, level.tokens, level.fraction, band.refillPeriodNanos());
+    }
+
+    /** Whole tokens at the reading, as a decision would find them (below zero under a debt). */
+    static long available(LimiterState stored, Band band, long nowNanos) {
+        return load(stored, band, nowNanos).tokens;
+    }
+
     static long nanosUntilFresh(LimiterState stored, Band band, long nowNanos) {
         Level level = load(stored, band, nowNanos);
         return resetAfterNanos(level.tokens, level.fraction, band);

@@ -108,6 +108,24 @@ public interface RateLimiter {
     }
 
     /**
+     * Decides one request as {@link #reserveAsync(Policy, String, long, Executor)} does, for a reservation that the
+     * caller settles or gives back through this same limiter instance only (never hands to another replica): a
+     * limiter with quota leases may then take it from a lease in process (docs/SPEC.md §13). By default it is
+     * {@code reserveAsync}.
+     *
+     * @param policy the policy
+     * @param key the key, as {@link #tryAcquire} checks it
+     * @param cost the cost, in [1, 10^15]
+     * @param executor where the stage completes
+     * @return the stage of the decision; an admission carries a reservation to settle through this limiter
+     * @throws IllegalArgumentException if {@code key} or {@code cost} is invalid
+     * @throws NullPointerException if an argument is null
+     */
+    default CompletionStage<Decision> reserveHereAsync(Policy policy, String key, long cost, Executor executor) {
+        return reserveAsync(policy, key, cost, executor);
+    }
+
+    /**
      * {@link #reserveAsync(Policy, String, long, Executor)} with callbacks on an executor the limiter owns, as
      * {@link #tryAcquireAsync(Policy, String, long)}. This default decides without a reservation.
      *

@@ -225,6 +225,16 @@ final class AsyncDecisions implements AutoCloseable {
         return stage;
     }
 
+    /** @return a new stage whose default executor is the callback pool */
+    <T> CompletableFuture<T> newStage() {
+        return pool.newStage();
+    }
+
+    /** @return the callback pool's executor */
+    Executor callbacks() {
+        return callbacks;
+    }
+
     /** @return whether decisions are coalesced per (policy, key) */
     boolean coalesces() {
         return coalescer != null;

@@ -41,6 +41,8 @@ public final class GridLimitDataSerializableFactory implements DataSerializableF
             case SerializationIds.RESERVE_RESULT -> new DecisionResult(true).reserving();
             case SerializationIds.SETTLE_PROCESSOR -> new SettleProcessor();
             case SerializationIds.SETTLE_RESULT -> new SettleResult();
+            case SerializationIds.LEASE_PROCESSOR -> new LeaseProcessor();
+            case SerializationIds.LEASE_RESULT -> new LeaseResult();
             case SerializationIds.DECIDE_PROCESSOR_CATALOG -> DecideProcessor.catalogForm();
             case SerializationIds.DECISION_RESULT_CATALOG -> DecisionResult.catalogForm();
             case SerializationIds.POLICY_RECORD -> new PolicyRecord();

@@ -47,14 +47,19 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     private final HazelcastInstance instance;
     private final PolicyMaps maps;
     private final AsyncDecisions async;
+    /** Null when leases are off. */
+    private final LocalLeases leases;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private HazelcastRateLimiter(HazelcastInstance instance, int asyncThreads, boolean coalesce,
-                                 GiveBackListener listener) {
+                                 GiveBackListener listener, LeaseSettings leaseSettings,
+                                 java.util.function.LongSupplier ticker, boolean sweep) {
         this.instance = instance;
         this.maps = new PolicyMaps(instance);
         this.async = new AsyncDecisions(maps, asyncThreads, coalesce);
         this.async.listener(listener);
+        this.leases = leaseSettings == null ? null : new LocalLeases(maps, async, leaseSettings,
+                instance.getLocalEndpoint().getUuid(), ticker, sweep);
     }
 
     /**
@@ -111,7 +116,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         RateLimiter.checkKey(key);
         RateLimiter.checkCost(cost);
         checkOpen();
-        return async.decide(policy, key, cost, null);
+        return leases != null ? leases.decide(policy, key, cost, null, false) : async.decide(policy, key, cost, null);
     }
 
     /**
@@ -134,7 +139,8 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         RateLimiter.checkCost(cost);
         Objects.requireNonNull(executor, "executor");
         checkOpen();
-        return async.decide(policy, key, cost, executor);
+        return leases != null ? leases.decide(policy, key, cost, executor, false)
+                : async.decide(policy, key, cost, executor);
     }
 
     /**
@@ -160,6 +166,25 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
      *
      * @throws IllegalStateException if this limiter is closed
      */
+    /**
+     * As {@link #reserveAsync(Policy, String, long, Executor)}, for a reservation that is settled or given back
+     * through this limiter only: with leases on ({@link Builder#leases(LeaseSettings)}), a busy key's reservation
+     * is then taken from a lease in process (docs/SPEC.md §13), and this limiter's {@link #settleAsync} and
+     * {@link #giveBack} settle it into the lease. Without leases it is {@code reserveAsync}.
+     *
+     * @throws IllegalStateException if this limiter is closed
+     */
+    @Override
+    public CompletionStage<Decision> reserveHereAsync(Policy policy, String key, long cost, Executor executor) {
+        Objects.requireNonNull(executor, "executor");
+        Objects.requireNonNull(policy, "policy");
+        RateLimiter.checkKey(key);
+        RateLimiter.checkCost(cost);
+        checkOpen();
+        return leases != null && WireFormat.reservations() ? leases.decide(policy, key, cost, executor, true)
+                : async.reserve(policy, key, cost, executor);
+    }
+
     @Override
     public CompletionStage<Decision> reserveAsync(Policy policy, String key, long cost) {
         Objects.requireNonNull(policy, "policy");
@@ -196,6 +221,9 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         RateLimiter.checkReservation(policy, reservation);
         RateLimiter.checkActual(actual);
         checkOpen();
+        if (leases != null && leases.isLocal(reservation)) {
+            return java.util.concurrent.CompletableFuture.completedFuture(leases.settle(reservation, actual));
+        }
         return async.settle(policy, reservation, actual);
     }
 
@@ -210,6 +238,9 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         RateLimiter.checkReservation(policy, reservation);
         RateLimiter.checkActual(actual);
         checkOpen();
+        if (leases != null && leases.isLocal(reservation)) {
+            return leases.settle(reservation, actual);
+        }
         return map(policy).map().executeOnKey(reservation.key(), new SettleProcessor(policy, reservation, actual))
                 .settlement();
     }
@@ -225,10 +256,18 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     public CompletionStage<Settlement> giveBack(Policy policy, Reservation reservation) {
         RateLimiter.checkReservation(policy, reservation);
         checkOpen();
+        if (leases != null && leases.isLocal(reservation)) {
+            return java.util.concurrent.CompletableFuture.completedFuture(leases.settle(reservation, 0));
+        }
         return async.giveBack(policy, reservation);
     }
 
     /** @return how many (policy, key) pairs have a coalesced call in flight; 0 when off (tests) */
+    /** @return the holder side of leases, or null when off: for tests */
+    LocalLeases leases() {
+        return leases;
+    }
+
     int coalescingBusyKeys() {
         return async.busyKeys();
     }
@@ -321,6 +360,9 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
+            if (leases != null) {
+                leases.close(); // gives back the unused units before the callback pool stops
+            }
             async.close();
         }
     }
@@ -367,6 +409,9 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         private int asyncThreads = DEFAULT_ASYNC_THREADS;
         private boolean coalesceHotKeys = true;
         private GiveBackListener giveBackListener = GiveBackListener.NONE;
+        private LeaseSettings leaseSettings;
+        private java.util.function.LongSupplier ticker = System::nanoTime;
+        private boolean sweep = true;
 
         private Builder(HazelcastInstance instance) {
             this.instance = instance;
@@ -414,8 +459,41 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
          *
          * @return a new limiter, never null
          */
+        /**
+         * Turns quota leases on or off (docs/SPEC.md §13; off by default): with {@code true}, busy keys of
+         * token-bucket and GCRA policies are decided in process from units their owner leased to this replica,
+         * with {@link LeaseSettings#DEFAULTS}.
+         *
+         * @param on whether to take leases
+         * @return this builder
+         */
+        public Builder leases(boolean on) {
+            this.leaseSettings = on ? LeaseSettings.DEFAULTS : null;
+            return this;
+        }
+
+        /**
+         * Turns quota leases on with these settings (docs/SPEC.md §13).
+         *
+         * @param settings the lease settings
+         * @return this builder
+         * @throws NullPointerException if {@code settings} is null
+         */
+        public Builder leases(LeaseSettings settings) {
+            this.leaseSettings = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
+        /** For tests: the holder's monotonic clock, and no sweeper thread (the test calls the sweep). */
+        Builder leaseTicker(java.util.function.LongSupplier manual) {
+            this.ticker = Objects.requireNonNull(manual, "manual");
+            this.sweep = false;
+            return this;
+        }
+
         public HazelcastRateLimiter build() {
-            return new HazelcastRateLimiter(instance, asyncThreads, coalesceHotKeys, giveBackListener);
+            return new HazelcastRateLimiter(instance, asyncThreads, coalesceHotKeys, giveBackListener, leaseSettings,
+                    ticker, sweep);
         }
     }
 

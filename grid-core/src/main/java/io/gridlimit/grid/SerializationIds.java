@@ -43,6 +43,10 @@ final class SerializationIds {
     static final int SETTLE_PROCESSOR = 22;
     /** {@link SettleResult}: what a {@link SettleProcessor} returns. */
     static final int SETTLE_RESULT = 23;
+    /** {@link LeaseProcessor}: the EntryProcessor of a lease request (docs/SPEC.md §13); sent only when every member advertises {@link WireFormat#LEASES_ATTRIBUTE}. */
+    static final int LEASE_PROCESSOR = 24;
+    /** {@link LeaseResult}: what a {@link LeaseProcessor} returns. */
+    static final int LEASE_RESULT = 25;
     /*
      * Ids 30 to 39: the policy catalog (docs/SPEC.md §11).
      * The catalog's ids are sent only to a cluster whose every member advertises {@link CatalogSupport}.

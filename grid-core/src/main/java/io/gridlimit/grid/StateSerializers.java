@@ -261,7 +261,9 @@ final class StateSerializers {
 
     /**
      * Fields: format (INT8), inner (COMPACT: the limiter state), stateId, secretHigh, secretLow, nextId,
-     * holdUntilNanos, closedBelow (INT64), settledIds, settledExpiresAtNanos, settledActuals (ARRAY_OF_INT64).
+     * holdUntilNanos, closedBelow (INT64), settledIds, settledExpiresAtNanos, settledActuals, and since leases
+     * (docs/SPEC.md §13) leaseIds, leaseUnits, leaseEndsAtNanos, leaseHolderHigh, leaseHolderLow (ARRAY_OF_INT64;
+     * absent in a state written before, read as no lease).
      */
     static final class Reserved implements CompactSerializer<ReservedState> {
         @Override
@@ -274,7 +276,18 @@ final class StateSerializers {
             return new ReservedState(inner, r.readInt64("stateId"), r.readInt64("secretHigh"),
                     r.readInt64("secretLow"), r.readInt64("nextId"), r.readInt64("holdUntilNanos"),
                     r.readInt64("closedBelow"), ids == null ? new long[0] : ids,
-                    expiries == null ? new long[0] : expiries, actuals == null ? new long[0] : actuals);
+                    expiries == null ? new long[0] : expiries, actuals == null ? new long[0] : actuals,
+                    leases(r, "leaseIds"), leases(r, "leaseUnits"), leases(r, "leaseEndsAtNanos"),
+                    leases(r, "leaseHolderHigh"), leases(r, "leaseHolderLow"));
+        }
+
+        /** A lease array; empty in a state written before leases (docs/SPEC.md §13), whose schema lacks it. */
+        private static long[] leases(CompactReader r, String field) {
+            if (r.getFieldKind(field) != com.hazelcast.nio.serialization.FieldKind.ARRAY_OF_INT64) {
+                return new long[0];
+            }
+            long[] a = r.readArrayOfInt64(field);
+            return a == null ? new long[0] : a;
         }
 
         @Override
@@ -290,6 +303,11 @@ final class StateSerializers {
             w.writeArrayOfInt64("settledIds", s.settledIds());
             w.writeArrayOfInt64("settledExpiresAtNanos", s.settledExpiresAtNanos());
             w.writeArrayOfInt64("settledActuals", s.settledActuals());
+            w.writeArrayOfInt64("leaseIds", s.leaseIds());
+            w.writeArrayOfInt64("leaseUnits", s.leaseUnits());
+            w.writeArrayOfInt64("leaseEndsAtNanos", s.leaseEndsAtNanos());
+            w.writeArrayOfInt64("leaseHolderHigh", s.leaseHolderHigh());
+            w.writeArrayOfInt64("leaseHolderLow", s.leaseHolderLow());
         }
 
         @Override

@@ -45,6 +45,14 @@ final class WireFormat {
     static final String RESERVATIONS_ATTRIBUTE = "gridlimit.reservations";
     /** The value of {@link #RESERVATIONS_ATTRIBUTE}. */
     static final String RESERVATIONS_VERSION = "1";
+    /**
+     * The member attribute saying a member reads and keeps leases (class ids 24 and 25, the lease fields of
+     * {@code gridlimit.ReservedState}; docs/SPEC.md §13): {@value #LEASES_VERSION}. A member without it would drop a
+     * state's open leases when it rewrites the state, so no lease is taken while one is in the cluster.
+     */
+    static final String LEASES_ATTRIBUTE = "gridlimit.leases";
+    /** The value of {@link #LEASES_ATTRIBUTE}. */
+    static final String LEASES_VERSION = "1";
     /** The form before versioning: class ids 1 to 3, no format byte. */
     static final byte UNVERSIONED = 1;
     /** The format written once every member advertises it. */
@@ -60,6 +68,7 @@ final class WireFormat {
     private static final io.gridlimit.time.TimeSource LOG_CLOCK = io.gridlimit.time.SystemTimeSource.systemUtc();
     private static volatile byte writeFormat = PREVIOUS;
     private static volatile boolean reservations;
+    private static volatile boolean leases;
 
     private WireFormat() {
     }
@@ -78,6 +87,30 @@ final class WireFormat {
      */
     static boolean reservations() {
         return reservations;
+    }
+
+    /**
+     * Whether leases may be taken (docs/SPEC.md §13): every member of every running GridLimit instance of this JVM
+     * advertises {@link #LEASES_ATTRIBUTE} (and reads reservations). A volatile read.
+     *
+     * @return true when every member keeps leases
+     */
+    static boolean leases() {
+        return leases;
+    }
+
+    /** Sets {@link #leases()} ({@link WireFormatListener} after a membership change). */
+    static void setLeases(boolean everywhere) {
+        leases = everywhere;
+    }
+
+    /**
+     * @param members the members of a cluster
+     * @return true when every one advertises {@link #LEASES_ATTRIBUTE} (false for none)
+     */
+    static boolean allReadLeases(Collection<Member> members) {
+        return !members.isEmpty()
+                && members.stream().allMatch(m -> LEASES_VERSION.equals(m.getAttribute(LEASES_ATTRIBUTE)));
     }
 
     /** Sets {@link #reservations()} ({@link WireFormatListener} after a membership change). */
@@ -107,6 +140,7 @@ final class WireFormat {
     static void advertise(Config config) {
         config.getMemberAttributeConfig().setAttribute(MEMBER_ATTRIBUTE, Byte.toString(CURRENT));
         config.getMemberAttributeConfig().setAttribute(RESERVATIONS_ATTRIBUTE, RESERVATIONS_VERSION);
+        config.getMemberAttributeConfig().setAttribute(LEASES_ATTRIBUTE, LEASES_VERSION);
         track(config.getListenerConfigs());
     }
 

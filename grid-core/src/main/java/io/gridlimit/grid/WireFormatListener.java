@@ -26,6 +26,7 @@ public final class WireFormatListener implements InitialMembershipListener, Life
     private volatile HazelcastInstance instance;
     private volatile int view = WireFormat.UNVERSIONED;
     private volatile boolean reservationsView;
+    private volatile boolean leasesView;
     /** Set once the instance was seen running: only then does "not running" mean it has stopped. */
     private volatile boolean seenRunning;
 
@@ -41,18 +42,21 @@ public final class WireFormatListener implements InitialMembershipListener, Life
     @Override
     public void init(InitialMembershipEvent event) {
         reservationsView = WireFormat.allReadReservations(event.getMembers());
+        leasesView = WireFormat.allReadLeases(event.getMembers());
         update(WireFormat.lowestAdvertised(event.getMembers()));
     }
 
     @Override
     public void memberAdded(MembershipEvent event) {
         reservationsView = WireFormat.allReadReservations(event.getMembers());
+        leasesView = WireFormat.allReadLeases(event.getMembers());
         update(WireFormat.lowestAdvertised(event.getMembers()));
     }
 
     @Override
     public void memberRemoved(MembershipEvent event) {
         reservationsView = WireFormat.allReadReservations(event.getMembers());
+        leasesView = WireFormat.allReadLeases(event.getMembers());
         update(WireFormat.lowestAdvertised(event.getMembers()));
     }
 
@@ -81,6 +85,7 @@ public final class WireFormatListener implements InitialMembershipListener, Life
     private static synchronized void recompute() {
         int lowest = Integer.MAX_VALUE;
         boolean reservations = true;
+        boolean leases = true;
         for (WireFormatListener l : LIVE) {
             HazelcastInstance i = l.instance;
             if (l.seenRunning && !i.getLifecycleService().isRunning()) {
@@ -88,9 +93,11 @@ public final class WireFormatListener implements InitialMembershipListener, Life
             } else {
                 lowest = Math.min(lowest, l.view);
                 reservations &= l.reservationsView;
+                leases &= l.leasesView;
             }
         }
         WireFormat.setReservations(reservations && lowest != Integer.MAX_VALUE);
+        WireFormat.setLeases(leases && reservations && lowest != Integer.MAX_VALUE);
         WireFormat.setWriteFormat((byte) (lowest == Integer.MAX_VALUE ? WireFormat.UNVERSIONED
                 : Math.min(lowest, WireFormat.CURRENT)));
     }

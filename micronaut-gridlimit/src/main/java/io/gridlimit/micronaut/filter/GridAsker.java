@@ -104,7 +104,7 @@ public class GridAsker {
             // a reservation, so that a later rule's denial, a 503 or the handler's settle can change it (SPEC §10)
             CompletionStage<Decision> stage = loop == null
                     ? limiter.reserveAsync(grid, check.key(), check.rule().cost())
-                    : limiter.reserveAsync(grid, check.key(), check.rule().cost(), loop);
+                    : limiter.reserveHereAsync(grid, check.key(), check.rule().cost(), loop); // settled here
             asked = stage instanceof CompletableFuture<Decision> future ? future : null;
             stage.whenComplete((decision, error) -> Futures.complete(answer, decision, error));
         } catch (RuntimeException e) {

@@ -110,13 +110,23 @@ public class GridFactory {
      * @param instance the running Hazelcast instance
      * @param metrics counts the give-backs of late admissions ({@value GridLimitMetrics#GIVE_BACKS},
      *     {@code reason=late}); resolved at the first one (the meter binders depend on the limiter)
+     * @param leases {@code gridlimit.leases} (docs/SPEC.md §13)
      * @return the limiter; closed when the context closes
      */
     @Singleton
     @Bean(preDestroy = "close")
-    public HazelcastRateLimiter rateLimiter(HazelcastInstance instance, BeanProvider<GridLimitMetrics> metrics) {
-        return HazelcastRateLimiter.builder(instance).giveBackListener((policy, settlement, failure) ->
-                metrics.get().giveBack(policy, GridLimitMetrics.GiveBackReason.LATE, settlement)).build();
+    public HazelcastRateLimiter rateLimiter(HazelcastInstance instance, BeanProvider<GridLimitMetrics> metrics,
+                                            LeaseProperties leases) {
+        HazelcastRateLimiter.Builder builder = HazelcastRateLimiter.builder(instance).giveBackListener(
+                (policy, settlement, failure) ->
+                        metrics.get().giveBack(policy, GridLimitMetrics.GiveBackReason.LATE, settlement));
+        io.gridlimit.grid.LeaseSettings settings = leases.settings();
+        if (settings != null) {
+            LOG.info("quota leases on: life {}, window {}, at least {} units, at most 1/{} of capacity",
+                    leases.maxLife(), leases.window(), leases.minUnits(), leases.capacityShare());
+            builder.leases(settings);
+        }
+        return builder.build();
     }
 
     /**

@@ -1,0 +1,180 @@
+package io.gridlimit.grid;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.HazelcastInstanceAware;
+import com.hazelcast.map.EntryProcessor;
+import com.hazelcast.map.ExtendedMapEntry;
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import io.gridlimit.algorithm.CarryOver;
+import io.gridlimit.algorithm.LeaseGrant;
+import io.gridlimit.algorithm.LimiterState;
+import io.gridlimit.algorithm.RateLimitAlgorithms;
+import io.gridlimit.api.Decision;
+import io.gridlimit.api.Policy;
+import io.gridlimit.api.RateLimiter;
+import io.gridlimit.time.TimeSource;
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The one EntryProcessor of a lease request (docs/SPEC.md §13), run on the partition thread of the key's owner like
+ * {@link DecideProcessor}: it reads the owner's time source once, resolves the newest version of the policy the
+ * owner knows ({@link OwnerPolicy}, SPEC §11), calls {@link RateLimitAlgorithms#lease} and stores the new state
+ * with its TTL; {@link #getBackupProcessor()} returns a {@link WriteStateProcessor} with exactly that state, or null
+ * when nothing was written. It carries the policy, the request's cost, the units and life asked, the holder's UUID
+ * and whether a request decided without a lease is taken as a reservation.
+ *
+ * <p>Wire form (class id {@link SerializationIds#LEASE_PROCESSOR}, sent only when every member advertises
+ * {@link WireFormat#LEASES_ATTRIBUTE}): the format byte ({@link WireFormat#CURRENT}), the policy
+ * ({@link PolicyCodec} in that format), cost, units, durationNanos, holderHigh, holderLow (longs), reserve
+ * (boolean), the catalog version (long, 0 when not from the catalog). Not thread-safe: one instance per
+ * invocation.
+ */
+final class LeaseProcessor
+        implements EntryProcessor<String, LimiterState, LeaseResult>, IdentifiedDataSerializable,
+        HazelcastInstanceAware {
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private Policy policy;
+    private long cost;
+    private long units;
+    private long durationNanos;
+    private long holderHigh;
+    private long holderLow;
+    private boolean reserve;
+    private long policyVersion;
+
+    private transient HazelcastInstance instance;
+    private transient TimeSource timeSource;
+    private transient WriteStateProcessor backup;
+
+    /** For deserialization. */
+    LeaseProcessor() {
+    }
+
+    /**
+     * @param policy the policy (leasable: the caller checked)
+     * @param cost the request's cost, in [1, 10^15]
+     * @param units the units asked, in [cost, 10^15]
+     * @param durationNanos the lease's asked life, > 0
+     * @param holderHigh the upper 64 bits of the holder's UUID
+     * @param holderLow the lower 64 bits of the holder's UUID
+     * @param reserve whether a request decided without a lease is taken as a reservation
+     * @param policyVersion the catalog version of the policy, 0 when not from the catalog
+     */
+    LeaseProcessor(Policy policy, long cost, long units, long durationNanos, long holderHigh, long holderLow,
+                   boolean reserve, long policyVersion) {
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.cost = cost;
+        this.units = units;
+        this.durationNanos = durationNanos;
+        this.holderHigh = holderHigh;
+        this.holderLow = holderLow;
+        this.reserve = reserve;
+        this.policyVersion = policyVersion;
+    }
+
+    /**
+     * Uses this time source instead of the member's: for tests on a plain entry without a cluster.
+     *
+     * @param source the time source
+     * @return this processor
+     */
+    LeaseProcessor withTimeSource(TimeSource source) {
+        this.timeSource = source;
+        return this;
+    }
+
+    @Override
+    public void setHazelcastInstance(HazelcastInstance hazelcastInstance) {
+        this.instance = hazelcastInstance;
+    }
+
+    @Override
+    public LeaseResult process(Map.Entry<String, LimiterState> entry) {
+        backup = null;
+        TimeSource source = timeSource != null ? timeSource : GridLimitHazelcast.timeSourceOf(instance);
+        long nowNanos = source.nowNanos();
+        OwnerPolicy.Resolved owner = OwnerPolicy.resolve(instance, policy, policyVersion, entry.getValue(), nowNanos);
+        LeaseGrant grant = RateLimitAlgorithms.lease(owner.state(), owner.policy(), entry.getKey(), cost, units,
+                durationNanos, holderHigh, holderLow, reserve, nowNanos, RANDOM);
+        if (grant.outcome().write()) {
+            store(entry, grant.outcome().state(), grant.outcome().ttlNanos());
+        } else if (owner.carried() && owner.state() != null) {
+            store(entry, owner.state(), CarryOver.nanosUntilFresh(owner.state(), owner.policy(), nowNanos));
+        }
+        Decision d = grant.outcome().decision().withPolicyVersion(owner.version());
+        return new LeaseResult(d, grant.grantedUnits(), grant.leaseEndNanos(), nowNanos);
+    }
+
+    private void store(Map.Entry<String, LimiterState> entry, LimiterState state, long ttlNanos) {
+        if (!(entry instanceof ExtendedMapEntry<String, LimiterState> extended)) {
+            throw new IllegalStateException("GridLimit needs an ExtendedMapEntry to set a TTL, got "
+                    + entry.getClass().getName());
+        }
+        long ttlMillis = DecideProcessor.storedTtlMillis(ttlNanos);
+        extended.setValue(state, ttlMillis, TimeUnit.MILLISECONDS);
+        backup = new WriteStateProcessor(state, ttlMillis);
+    }
+
+    /** @return the processor that stores the written state on the backups; null when nothing was written */
+    @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public EntryProcessor<String, LimiterState, LeaseResult> getBackupProcessor() {
+        return (EntryProcessor) backup; // a backup processor's result is never read
+    }
+
+    @Override
+    public void writeData(ObjectDataOutput out) throws IOException {
+        WireFormat.writeVersion(out, WireFormat.CURRENT);
+        PolicyCodec.write(out, policy, WireFormat.CURRENT);
+        out.writeLong(cost);
+        out.writeLong(units);
+        out.writeLong(durationNanos);
+        out.writeLong(holderHigh);
+        out.writeLong(holderLow);
+        out.writeBoolean(reserve);
+        out.writeLong(policyVersion);
+    }
+
+    @Override
+    public void readData(ObjectDataInput in) throws IOException {
+        byte format = WireFormat.readVersion(in, "LeaseProcessor");
+        policy = PolicyCodec.read(in, format);
+        try {
+            cost = RateLimiter.checkCost(in.readLong());
+            units = RateLimiter.checkCost("units", in.readLong());
+        } catch (IllegalArgumentException e) {
+            throw new IOException("unreadable lease request: " + e.getMessage());
+        }
+        durationNanos = in.readLong();
+        holderHigh = in.readLong();
+        holderLow = in.readLong();
+        reserve = in.readBoolean();
+        policyVersion = in.readLong();
+        if (units < cost || durationNanos <= 0 || policyVersion < 0) {
+            throw new IOException("lease request out of range: units " + units + ", cost " + cost
+                    + ", durationNanos " + durationNanos + ", policy version " + policyVersion);
+        }
+    }
+
+    @Override
+    public int getFactoryId() {
+        return SerializationIds.FACTORY_ID;
+    }
+
+    @Override
+    public int getClassId() {
+        return SerializationIds.LEASE_PROCESSOR;
+    }
+
+    @Override
+    public String toString() {
+        return "LeaseProcessor{" + policy.name() + " cost=" + cost + " units=" + units + "}";
+    }
+}

@@ -1,0 +1,581 @@
+package io.gridlimit.grid;
+
+import io.gridlimit.algorithm.RateLimitAlgorithms;
+import io.gridlimit.api.Band;
+import io.gridlimit.api.Decision;
+import io.gridlimit.api.Policy;
+import io.gridlimit.api.Reservation;
+import io.gridlimit.api.Settlement;
+import io.gridlimit.internal.Futures;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * The holder's side of quota leases (docs/SPEC.md §13): decides the requests of busy keys in process from units the
+ * owner granted, and hands everything else to {@link AsyncDecisions}.
+ *
+ * <h2>Design note</h2>
+ * <ol>
+ *   <li><b>When.</b> Per (policy, key) this replica counts the units asked in windows of
+ *   {@link LeaseSettings#windowNanos()}; a key takes a lease once a window held at least
+ *   {@link LeaseSettings#minUnits()} and twice the request's cost, for a leasable policy (every band a token
+ *   bucket or GCRA) whose least capacity ÷ {@link LeaseSettings#capacityShare()} is at least twice the cost. The
+ *   units asked: the larger of the last and the current window's count, at most that share of the capacity.
+ *   Other keys, and every key while {@link LeaseSettings#maxKeys()} keys are tracked, are decided by one
+ *   EntryProcessor per request as without leases.</li>
+ *   <li><b>Life.</b> The holder's clock is its monotonic ticker, read before the request is sent: a grant of
+ *   owner life {@code L} (the owner's end less its reading) is spent until {@code asked + L − L/100 − 1 ms}, which
+ *   is before the owner's end in real time since the owner read its clock after the request left. Then, or when
+ *   the limiter closes, the lease is settled to the units used (give-back of the rest), unless every unit was
+ *   used and nothing was given back.</li>
+ *   <li><b>One ask at a time.</b> While a lease request of a key is in flight, the key's other requests wait for
+ *   it and are then taken from the grant, or decided on the owner (coalesced) when it is used up.</li>
+ *   <li><b>Denials.</b> A denial from the owner with retryAfter {@code r} is answered locally, for requests of at
+ *   least that cost, until {@code asked + r} on the ticker (before the owner's own retry time): it errs only
+ *   towards denying.</li>
+ *   <li><b>Decisions from a lease</b>: admitted, the owner's limit and band, {@code remaining} = the units left
+ *   in the grant (at most the exact remaining, which also counts the owner's tokens), {@code resetAfter} = the
+ *   grant's resetAfter less the time since it was asked (never less than the exact value: the owner counted every
+ *   leased unit as consumed). A reservation taken from a lease ({@link #decide} with {@code reserve}) is settled
+ *   or given back here, into the grant, while the grant is spent; after that it answers
+ *   {@link Settlement.Status#EXPIRED} and its reserved cost stands. A charge beyond the units left is charged to
+ *   the owner with the lease's settle.</li>
+ *   <li><b>Policy change.</b> A request under another policy or catalog version than the grant's ends the grant
+ *   (settled at once) and starts over.</li>
+ * </ol>
+ * Thread-safe: each tracked key has its own lock, held for a few field updates, never across a grid call.
+ */
+final class LocalLeases implements AutoCloseable {
+    /** Most grants one key holds at once (the current one and used-up ones waiting for their end). */
+    static final int MAX_GRANTS_PER_KEY = 4;
+    private static final long NANOS_PER_MILLI = 1_000_000L;
+
+    private final PolicyMaps maps;
+    private final AsyncDecisions async;
+    private final LeaseSettings settings;
+    private final LongSupplier ticker;
+    private final long holderHigh;
+    private final long holderLow;
+    private final ConcurrentHashMap<Slot, Entry> entries = new ConcurrentHashMap<>();
+    /** Open grants by their token (the first 8 bytes of a local reservation's mac). */
+    private final ConcurrentHashMap<Long, Grant> grants = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService sweeper;
+    private final AtomicLong tokens = new AtomicLong(new java.security.SecureRandom().nextLong());
+    private final LeaseCounters counters = new LeaseCounters();
+    private volatile boolean closed;
+
+    /**
+     * @param maps the policy maps
+     * @param async the asynchronous path, for everything not decided from a lease
+     * @param settings the lease settings
+     * @param holder this replica's Hazelcast UUID (recorded by owners)
+     * @param ticker a monotonic nanosecond clock ({@code System::nanoTime}; a manual one in tests)
+     * @param sweep whether a daemon thread retires ended grants every {@link LeaseSettings#windowNanos()} (tests
+     *     call {@link #sweep()} instead)
+     */
+    LocalLeases(PolicyMaps maps, AsyncDecisions async, LeaseSettings settings, UUID holder, LongSupplier ticker,
+                boolean sweep) {
+        this.maps = maps;
+        this.async = async;
+        this.settings = settings;
+        this.ticker = ticker;
+        this.holderHigh = holder.getMostSignificantBits();
+        this.holderLow = holder.getLeastSignificantBits();
+        if (sweep) {
+            sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "gridlimit-leases");
+                t.setDaemon(true);
+                return t;
+            });
+            long periodNanos = Math.max(NANOS_PER_MILLI, settings.windowNanos());
+            sweeper.scheduleWithFixedDelay(this::sweep, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
+        } else {
+            sweeper = null;
+        }
+    }
+
+    /** @return the counters of leased, asked and locally denied decisions */
+    LeaseCounters counters() {
+        return counters;
+    }
+
+    /** (policy name, key). */
+    private record Slot(String policy, String key) {
+    }
+
+    /** One grant: units the owner leased to this replica. Guarded by its entry's lock. */
+    private static final class Grant {
+        final Entry owner;
+        final Policy policy;
+        final long policyVersion;
+        final Reservation lease;
+        final long token;
+        final long granted;
+        final long askedTicks;
+        final long spendUntilTicks;
+        final long limit;
+        final long resetAfterNanos;
+        final String band;
+        final long ownerEndNanos;
+        long left;
+        long used;
+        long nextSub;
+        boolean closed;
+        /** Settled local reservations: sequence number to actual cost. */
+        Map<Long, Long> settledSubs;
+
+        Grant(Entry owner, Policy policy, long policyVersion, Decision grant, long token, long granted,
+              long askedTicks, long spendUntilTicks, long ownerEndNanos) {
+            this.owner = owner;
+            this.policy = policy;
+            this.policyVersion = policyVersion;
+            this.lease = grant.reservation();
+            this.token = token;
+            this.granted = granted;
+            this.left = granted;
+            this.askedTicks = askedTicks;
+            this.spendUntilTicks = spendUntilTicks;
+            this.limit = grant.limit();
+            this.resetAfterNanos = grant.resetAfterNanos();
+            this.band = grant.band();
+            this.ownerEndNanos = ownerEndNanos;
+        }
+    }
+
+    /** What this replica knows of one (policy, key). Guarded by its own lock. */
+    private static final class Entry {
+        final Slot slot;
+        long windowStartTicks;
+        long unitsThisWindow;
+        long unitsLastWindow;
+        long lastUsedTicks;
+        final List<Grant> grants = new ArrayList<>(2);
+        CompletableFuture<Void> asking;
+        long deniedUntilTicks;
+        long deniedCost;
+        Decision denial;
+        long deniedAtTicks;
+        Policy policy;
+        long policyVersion;
+
+        Entry(Slot slot, long nowTicks) {
+            this.slot = slot;
+            this.windowStartTicks = nowTicks;
+            this.lastUsedTicks = nowTicks;
+        }
+    }
+
+    /**
+     * Decides one request: from a lease when the key has one, locally as denied while the owner's last denial
+     * holds, with a new lease when the key is busy, else on the owner as without leases.
+     *
+     * @param policy the policy
+     * @param key the key (checked)
+     * @param cost the cost (checked)
+     * @param executor where the stage completes, or null for the callback pool (a local answer is complete at once)
+     * @param reserve whether an admission is taken as a reservation (settled through this limiter)
+     * @return the stage of the decision
+     */
+    CompletionStage<Decision> decide(Policy policy, String key, long cost, Executor executor, boolean reserve) {
+        long shareUnits = shareUnits(policy);
+        if (closed || !WireFormat.leases() || shareUnits < 2 * cost) {
+            return remote(policy, key, cost, executor, reserve, null);
+        }
+        Entry e = entry(policy, key);
+        if (e == null) {
+            return remote(policy, key, cost, executor, reserve, null);
+        }
+        long version = maps.versionOf(policy);
+        long nowTicks = ticker.getAsLong();
+        Decision local;
+        CompletableFuture<Void> wait = null;
+        long askUnits = 0;
+        List<Grant> ended = new ArrayList<>(0);
+        synchronized (e) {
+            if (e.policy == null || !e.policy.equals(policy) || e.policyVersion != version) {
+                ended.addAll(e.grants); // a policy change ends the grants (SPEC §13)
+                e.grants.clear();
+                e.denial = null;
+                e.policy = policy;
+                e.policyVersion = version;
+            }
+            observe(e, cost, nowTicks);
+            retireEnded(e, nowTicks, ended);
+            local = takeLocal(e, cost, nowTicks, reserve);
+            if (local == null && e.asking != null) {
+                wait = e.asking;
+            } else if (local == null && wantsLease(e, cost) && e.grants.size() < MAX_GRANTS_PER_KEY) {
+                askUnits = Math.min(shareUnits, Math.max(2 * cost, Math.max(e.unitsLastWindow, e.unitsThisWindow)));
+                e.asking = new CompletableFuture<>();
+            }
+        }
+        settleAll(ended);
+        if (local != null) {
+            return completed(local, executor);
+        }
+        if (wait != null) {
+            CompletableFuture<Decision> after = wait.thenCompose(v -> afterWait(e, policy, key, cost, reserve));
+            return executor == null ? after : Futures.completeOn(after, executor);
+        }
+        if (askUnits > 0) {
+            return ask(e, policy, version, key, cost, askUnits, nowTicks, executor, reserve);
+        }
+        return remote(policy, key, cost, executor, reserve, e);
+    }
+
+    /** After waiting for a lease request: from its grant, or locally denied, or on the owner; never asks again. */
+    private CompletableFuture<Decision> afterWait(Entry e, Policy policy, String key, long cost, boolean reserve) {
+        long nowTicks = ticker.getAsLong();
+        Decision local;
+        synchronized (e) {
+            local = e.policy != null && e.policy.equals(policy) ? takeLocal(e, cost, nowTicks, reserve) : null;
+        }
+        return local != null ? CompletableFuture.completedFuture(local)
+                : remote(policy, key, cost, null, reserve, e).toCompletableFuture();
+    }
+
+    /** The units a lease of this policy may hold: the least capacity over its bands ÷ the share; 0 if not leasable. */
+    private long shareUnits(Policy policy) {
+        if (!RateLimitAlgorithms.leasable(policy)) {
+            return 0;
+        }
+        long least = Long.MAX_VALUE;
+        for (Band band : policy.bands()) {
+            least = Math.min(least, band.capacity());
+        }
+        return least / settings.capacityShare();
+    }
+
+    private Entry entry(Policy policy, String key) {
+        Slot slot = new Slot(policy.name(), key);
+        Entry e = entries.get(slot);
+        if (e != null) {
+            return e;
+        }
+        if (entries.size() >= settings.maxKeys()) {
+            return null;
+        }
+        return entries.computeIfAbsent(slot, s -> new Entry(s, ticker.getAsLong()));
+    }
+
+    private void observe(Entry e, long cost, long nowTicks) {
+        long sinceStart = nowTicks - e.windowStartTicks;
+        if (sinceStart >= settings.windowNanos()) {
+            e.unitsLastWindow = sinceStart < 2 * settings.windowNanos() ? e.unitsThisWindow : 0;
+            e.unitsThisWindow = 0;
+            e.windowStartTicks = nowTicks;
+        }
+        e.unitsThisWindow = Math.min(Band.MAX_QUANTITY, e.unitsThisWindow + cost);
+        e.lastUsedTicks = nowTicks;
+    }
+
+    private boolean wantsLease(Entry e, long cost) {
+        long seen = Math.max(e.unitsLastWindow, e.unitsThisWindow);
+        return seen >= settings.minUnits() && seen >= 2 * cost;
+    }
+
+    /** Grants past their spend time leave the entry for {@code ended}; the caller settles them outside the lock. */
+    private void retireEnded(Entry e, long nowTicks, List<Grant> ended) {
+        for (int i = e.grants.size() - 1; i >= 0; i--) {
+            Grant g = e.grants.get(i);
+            if (nowTicks - g.spendUntilTicks >= 0) {
+                e.grants.remove(i);
+                ended.add(g);
+            }
+        }
+    }
+
+    /** A decision from a grant or from the last denial, or null; under the entry's lock. */
+    private Decision takeLocal(Entry e, long cost, long nowTicks, boolean reserve) {
+        for (int i = e.grants.size() - 1; i >= 0; i--) {
+            Grant g = e.grants.get(i);
+            if (g.left >= cost && nowTicks - g.spendUntilTicks < 0) {
+                g.left -= cost;
+                g.used += cost;
+                counters.leased.increment();
+                return leased(g, cost, nowTicks, reserve);
+            }
+        }
+        if (e.denial != null && cost >= e.deniedCost && e.deniedUntilTicks - nowTicks > 0) {
+            counters.deniedLocally.increment();
+            long elapsed = nowTicks - e.deniedAtTicks;
+            Decision d = e.denial;
+            return new Decision(false, d.limit(), 0, Math.max(0, d.resetAfterNanos() - elapsed),
+                    e.deniedUntilTicks - nowTicks, d.band()).withPolicyVersion(d.policyVersion());
+        }
+        return null;
+    }
+
+    private Decision leased(Grant g, long cost, long nowTicks, boolean reserve) {
+        long resetAfter = Math.max(0, g.resetAfterNanos - (nowTicks - g.askedTicks));
+        Decision d = new Decision(true, g.limit, Math.min(g.left, g.limit), resetAfter, Decision.NO_RETRY, g.band)
+                .withPolicyVersion(g.lease == null ? 0 : g.policyVersion);
+        if (!reserve) {
+            return d;
+        }
+        long seq = g.nextSub++;
+        byte[] mac = new byte[Reservation.MAC_BYTES];
+        for (int i = 0; i < 8; i++) {
+            mac[i] = (byte) (g.token >>> (56 - 8 * i));
+            mac[8 + i] = (byte) (seq >>> (56 - 8 * i));
+        }
+        Reservation r = new Reservation(g.lease.policy(), g.lease.key(), g.lease.stateId(), g.lease.id(),
+                g.lease.reservedAtNanos(), Math.max(g.lease.reservedAtNanos(), g.ownerEndNanos), cost,
+                g.lease.bands(), mac);
+        return d.withReservation(r);
+    }
+
+    private CompletionStage<Decision> ask(Entry e, Policy policy, long version, String key, long cost, long units,
+                                          long askedTicks, Executor executor, boolean reserve) {
+        counters.asked.increment();
+        CompletableFuture<Decision> stage = async.newStage();
+        LeaseProcessor processor = new LeaseProcessor(policy, cost, units, settings.maxLifeNanos(), holderHigh,
+                holderLow, reserve, version);
+        try {
+            maps.get(policy).async().submit(key, processor, LeaseResult.class, async.callbacks(),
+                    (result, failure) -> answered(e, policy, version, cost, askedTicks, reserve, result, failure,
+                            stage));
+        } catch (RuntimeException ex) {
+            answered(e, policy, version, cost, askedTicks, reserve, null, ex, stage);
+        }
+        return executor == null ? stage : Futures.completeOn(stage, executor);
+    }
+
+    private void answered(Entry e, Policy policy, long version, long cost, long askedTicks, boolean reserve,
+                          LeaseResult result, Throwable failure, CompletableFuture<Decision> stage) {
+        Decision answer = null;
+        CompletableFuture<Void> asking;
+        List<Grant> ended = new ArrayList<>(0);
+        synchronized (e) {
+            asking = e.asking;
+            e.asking = null;
+            if (failure == null) {
+                Decision d = result.decision();
+                if (result.grantedUnits() > 0) {
+                    long lifeNanos = Math.max(0, result.leaseEndNanos() - result.ownerNanos());
+                    long spendNanos = lifeNanos - lifeNanos / 100 - NANOS_PER_MILLI;
+                    Grant g = new Grant(e, policy, d.policyVersion(), d, tokens.incrementAndGet(),
+                            result.grantedUnits(), askedTicks, askedTicks + Math.max(0, spendNanos),
+                            result.leaseEndNanos());
+                    grants.put(g.token, g);
+                    counters.granted.increment();
+                    counters.grantedUnits.add(g.granted);
+                    if (closed || spendNanos <= 0 || !policy.equals(e.policy) || version != e.policyVersion) {
+                        // no time to spend it, or it is stale already: the request in hand, then give the rest back
+                        g.left -= cost;
+                        g.used += cost;
+                        answer = leased(g, cost, askedTicks, reserve);
+                        ended.add(g);
+                    } else {
+                        e.grants.add(g);
+                        g.left -= cost;
+                        g.used += cost;
+                        counters.leased.increment();
+                        answer = leased(g, cost, ticker.getAsLong(), reserve);
+                    }
+                } else {
+                    answer = d;
+                    noteDenial(e, d, cost, askedTicks);
+                }
+            }
+        }
+        settleAll(ended);
+        if (failure != null) {
+            stage.completeExceptionally(Futures.unwrap(failure));
+        } else {
+            stage.complete(answer);
+        }
+        if (asking != null) {
+            asking.complete(null);
+        }
+    }
+
+    /** Remembers an owner's denial that can pass, for {@link #takeLocal}; under the entry's lock. */
+    private void noteDenial(Entry e, Decision d, long cost, long askedTicks) {
+        if (!d.allowed() && d.retryAfterNanos() > 0) {
+            long holdNanos = Math.min(d.retryAfterNanos(), settings.maxLifeNanos());
+            e.denial = d;
+            e.deniedCost = cost;
+            e.deniedAtTicks = askedTicks;
+            e.deniedUntilTicks = askedTicks + holdNanos;
+        }
+    }
+
+    /** On the owner, as without leases; a denial is remembered for the key when it is tracked. */
+    private CompletionStage<Decision> remote(Policy policy, String key, long cost, Executor executor, boolean reserve,
+                                             Entry tracked) {
+        long askedTicks = ticker.getAsLong();
+        CompletionStage<Decision> stage = reserve ? async.reserve(policy, key, cost, executor)
+                : async.decide(policy, key, cost, executor);
+        if (tracked == null) {
+            return stage;
+        }
+        return stage.whenComplete((d, failure) -> {
+            if (d != null && !d.allowed()) {
+                synchronized (tracked) {
+                    if (policy.equals(tracked.policy)) {
+                        noteDenial(tracked, d, cost, askedTicks);
+                    }
+                }
+            }
+        });
+    }
+
+    private CompletionStage<Decision> completed(Decision d, Executor executor) {
+        CompletableFuture<Decision> stage = async.newStage();
+        stage.complete(d);
+        return stage;
+    }
+
+    /**
+     * Whether a reservation was taken from a lease of this limiter (see {@link #settle}).
+     *
+     * @param reservation a reservation
+     * @return true when {@link #settle} must settle it
+     */
+    boolean isLocal(Reservation reservation) {
+        Grant g = grantOf(reservation);
+        return g != null;
+    }
+
+    private Grant grantOf(Reservation r) {
+        byte[] mac = r.mac();
+        if (mac.length != Reservation.MAC_BYTES) {
+            return null;
+        }
+        long token = 0;
+        for (int i = 0; i < 8; i++) {
+            token = (token << 8) | (mac[i] & 0xff);
+        }
+        Grant g = grants.get(token);
+        return g != null && g.lease.stateId() == r.stateId() && g.lease.id() == r.id() ? g : null;
+    }
+
+    /**
+     * Settles a reservation taken from a lease into its grant: what was not used goes back to the grant, a charge
+     * takes from it (beyond what is left, it is charged with the lease's settle); once per reservation. After the
+     * grant's spend time: {@link Settlement.Status#EXPIRED}, the reserved cost stands.
+     *
+     * @param reservation a reservation for which {@link #isLocal} was true
+     * @param actual the actual cost, checked
+     * @return the settlement, never null
+     */
+    Settlement settle(Reservation reservation, long actual) {
+        Grant g = grantOf(reservation);
+        if (g == null) {
+            return new Settlement(Settlement.Status.EXPIRED, reservation.cost(), 0, false);
+        }
+        long seq = 0;
+        byte[] mac = reservation.mac();
+        for (int i = 8; i < 16; i++) {
+            seq = (seq << 8) | (mac[i] & 0xff);
+        }
+        synchronized (g.owner) {
+            if (g.closed) {
+                return new Settlement(Settlement.Status.EXPIRED, reservation.cost(), 0, false);
+            }
+            if (g.settledSubs == null) {
+                g.settledSubs = new HashMap<>();
+            }
+            Long before = g.settledSubs.get(seq);
+            if (before != null) {
+                return new Settlement(Settlement.Status.ALREADY_SETTLED, before, 0, false);
+            }
+            g.settledSubs.put(seq, actual);
+            long c = reservation.cost();
+            if (actual < c) {
+                g.left += c - actual;
+                g.used -= c - actual;
+            } else if (actual > c) {
+                long extra = actual - c;
+                g.left -= Math.min(g.left, extra);
+                g.used = Math.min(Band.MAX_QUANTITY, g.used + extra);
+            }
+            counters.localSettles.increment();
+            return new Settlement(Settlement.Status.SETTLED, actual, 0, false);
+        }
+    }
+
+    /** Retires every grant past its spend time and forgets keys idle for two windows without a grant. */
+    void sweep() {
+        long nowTicks = ticker.getAsLong();
+        List<Grant> ended = new ArrayList<>();
+        for (Entry e : entries.values()) {
+            synchronized (e) {
+                retireEnded(e, nowTicks, ended);
+                if (e.grants.isEmpty() && e.asking == null && nowTicks - e.lastUsedTicks > 2 * settings.windowNanos()
+                        && e.deniedUntilTicks - nowTicks <= 0) {
+                    entries.remove(e.slot, e);
+                }
+            }
+        }
+        settleAll(ended);
+    }
+
+    /** Closes each grant (no more spending or local settles) and settles it to the units used. */
+    private void settleAll(List<Grant> ended) {
+        for (Grant g : ended) {
+            long used;
+            synchronized (g.owner) {
+                if (g.closed) {
+                    continue;
+                }
+                g.closed = true;
+                used = g.used;
+            }
+            grants.remove(g.token, g);
+            counters.unusedUnits.add(Math.max(0, g.granted - used));
+            if (used == g.granted) {
+                continue; // every unit was used: the owner's record ends with the lease, nothing to give back
+            }
+            counters.giveBacks.increment();
+            async.settle(g.policy, g.lease, used);
+        }
+    }
+
+    /** @return how many keys this replica tracks */
+    int trackedKeys() {
+        return entries.size();
+    }
+
+    /** Stops leasing and settles every grant (its unused units go back to the owners). */
+    @Override
+    public void close() {
+        closed = true;
+        if (sweeper != null) {
+            sweeper.shutdownNow();
+        }
+        List<Grant> all = new ArrayList<>();
+        for (Entry e : entries.values()) {
+            synchronized (e) {
+                all.addAll(e.grants);
+                e.grants.clear();
+            }
+        }
+        settleAll(all);
+    }
+
+    /** The holder side's counters. Thread-safe. */
+    static final class LeaseCounters {
+        final java.util.concurrent.atomic.LongAdder asked = new java.util.concurrent.atomic.LongAdder();
+        final java.util.concurrent.atomic.LongAdder granted = new java.util.concurrent.atomic.LongAdder();
+        final java.util.concurrent.atomic.LongAdder grantedUnits = new java.util.concurrent.atomic.LongAdder();
+        final java.util.concurrent.atomic.LongAdder unusedUnits = new java.util.concurrent.atomic.LongAdder();
+        final java.util.concurrent.atomic.LongAdder leased = new java.util.concurrent.atomic.LongAdder();
+        final java.util.concurrent.atomic.LongAdder deniedLocally = new java.util.concurrent.atomic.LongAdder();
+        final java.util.concurrent.atomic.LongAdder giveBacks = new java.util.concurrent.atomic.LongAdder();
+        final java.util.concurrent.atomic.LongAdder localSettles = new java.util.concurrent.atomic.LongAdder();
+    }
+}
