@@ -58,8 +58,12 @@ import java.util.function.LongSupplier;
  * Thread-safe: each tracked key has its own lock, held for a few field updates, never across a grid call.
  */
 final class LocalLeases implements AutoCloseable {
-    /** Most grants one key holds at once (the current one and used-up ones waiting for their end). */
+    /** Most grants one key holds at once with units left. */
     static final int MAX_GRANTS_PER_KEY = 4;
+    /** Most grants one key keeps, used up ones waiting for their end included. */
+    static final int MAX_KEPT_GRANTS_PER_KEY = 64;
+    /** How long a retired grant still answers its local reservations' settles ({@code EXPIRED}). */
+    static final long RETIRED_GRANT_MEMORY_NANOS = 60_000_000_000L;
     private static final long NANOS_PER_MILLI = 1_000_000L;
 
     private final PolicyMaps maps;
@@ -69,7 +73,7 @@ final class LocalLeases implements AutoCloseable {
     private final long holderHigh;
     private final long holderLow;
     private final ConcurrentHashMap<Slot, Entry> entries = new ConcurrentHashMap<>();
-    /** Open grants by their token (the first 8 bytes of a local reservation's mac). */
+    /** Grants by their token (the first 8 bytes of a local reservation's mac), open and recently retired. */
     private final ConcurrentHashMap<Long, Grant> grants = new ConcurrentHashMap<>();
     private final ScheduledExecutorService sweeper;
     private final AtomicLong tokens = new AtomicLong(new java.security.SecureRandom().nextLong());
@@ -133,6 +137,7 @@ final class LocalLeases implements AutoCloseable {
         long used;
         long nextSub;
         boolean closed;
+        long retiredTicks;
         /** Settled local reservations: sequence number to actual cost. */
         Map<Long, Long> settledSubs;
 
@@ -216,7 +221,8 @@ final class LocalLeases implements AutoCloseable {
             local = takeLocal(e, cost, nowTicks, reserve);
             if (local == null && e.asking != null) {
                 wait = e.asking;
-            } else if (local == null && wantsLease(e, cost) && e.grants.size() < MAX_GRANTS_PER_KEY) {
+            } else if (local == null && wantsLease(e, cost) && withUnitsLeft(e) < MAX_GRANTS_PER_KEY
+                    && e.grants.size() < MAX_KEPT_GRANTS_PER_KEY) {
                 askUnits = Math.min(shareUnits, Math.max(2 * cost, Math.max(e.unitsLastWindow, e.unitsThisWindow)));
                 e.asking = new CompletableFuture<>();
             }
@@ -281,6 +287,14 @@ final class LocalLeases implements AutoCloseable {
         e.lastUsedTicks = nowTicks;
     }
 
+    private static int withUnitsLeft(Entry e) {
+        int n = 0;
+        for (Grant g : e.grants) {
+            n += g.left > 0 ? 1 : 0;
+        }
+        return n;
+    }
+
     private boolean wantsLease(Entry e, long cost) {
         long seen = Math.max(e.unitsLastWindow, e.unitsThisWindow);
         return seen >= settings.minUnits() && seen >= 2 * cost;
@@ -341,8 +355,8 @@ final class LocalLeases implements AutoCloseable {
                                           long askedTicks, Executor executor, boolean reserve) {
         counters.asked.increment();
         CompletableFuture<Decision> stage = async.newStage();
-        LeaseProcessor processor = new LeaseProcessor(policy, cost, units, settings.maxLifeNanos(), holderHigh,
-                holderLow, reserve, version);
+        LeaseProcessor processor = new LeaseProcessor(policy, cost, units, lifeNanos(), holderHigh, holderLow,
+                reserve, version);
         try {
             maps.get(policy).async().submit(key, processor, LeaseResult.class, async.callbacks(),
                     (result, failure) -> answered(e, policy, version, cost, askedTicks, reserve, result, failure,
@@ -351,6 +365,11 @@ final class LocalLeases implements AutoCloseable {
             answered(e, policy, version, cost, askedTicks, reserve, null, ex, stage);
         }
         return executor == null ? stage : Futures.completeOn(stage, executor);
+    }
+
+    /** The life asked for a lease: two sizing windows (its units are about one window's demand), at most the maximum. */
+    private long lifeNanos() {
+        return Math.min(settings.maxLifeNanos(), 2 * settings.windowNanos());
     }
 
     private void answered(Entry e, Policy policy, long version, long cost, long askedTicks, boolean reserve,
@@ -508,8 +527,12 @@ final class LocalLeases implements AutoCloseable {
         }
     }
 
-    /** Retires every grant past its spend time and forgets keys idle for two windows without a grant. */
-    void sweep() {
+    /**
+     * Retires every grant past its spend time and forgets keys idle for two windows without a grant.
+     *
+     * @return a stage completed when the give-backs sent answered (for tests)
+     */
+    CompletableFuture<Void> sweep() {
         long nowTicks = ticker.getAsLong();
         List<Grant> ended = new ArrayList<>();
         for (Entry e : entries.values()) {
@@ -521,11 +544,24 @@ final class LocalLeases implements AutoCloseable {
                 }
             }
         }
-        settleAll(ended);
+        grants.values().removeIf(g -> {
+            synchronized (g.owner) {
+                return g.closed && nowTicks - g.retiredTicks > RETIRED_GRANT_MEMORY_NANOS;
+            }
+        });
+        return settleAll(ended);
     }
 
-    /** Closes each grant (no more spending or local settles) and settles it to the units used. */
-    private void settleAll(List<Grant> ended) {
+    /**
+     * Closes each grant (no more spending or local settles) and settles it to the units used.
+     *
+     * @return a stage completed when every settle sent has answered (a failed one too: its units stay consumed)
+     */
+    private CompletableFuture<Void> settleAll(List<Grant> ended) {
+        if (ended.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<CompletableFuture<?>> sent = new ArrayList<>();
         for (Grant g : ended) {
             long used;
             synchronized (g.owner) {
@@ -535,14 +571,16 @@ final class LocalLeases implements AutoCloseable {
                 g.closed = true;
                 used = g.used;
             }
-            grants.remove(g.token, g);
+            g.retiredTicks = ticker.getAsLong(); // kept in grants a while, so late settles answer EXPIRED
             counters.unusedUnits.add(Math.max(0, g.granted - used));
             if (used == g.granted) {
                 continue; // every unit was used: the owner's record ends with the lease, nothing to give back
             }
             counters.giveBacks.increment();
-            async.settle(g.policy, g.lease, used);
+            sent.add(async.settle(g.policy, g.lease, used).toCompletableFuture()
+                    .handle((settlement, failure) -> null));
         }
+        return CompletableFuture.allOf(sent.toArray(new CompletableFuture<?>[0]));
     }
 
     /** @return how many keys this replica tracks */
@@ -550,7 +588,7 @@ final class LocalLeases implements AutoCloseable {
         return entries.size();
     }
 
-    /** Stops leasing and settles every grant (its unused units go back to the owners). */
+    /** Stops leasing and settles every grant (its unused units go back to the owners), waiting up to 1 s. */
     @Override
     public void close() {
         closed = true;
@@ -564,7 +602,13 @@ final class LocalLeases implements AutoCloseable {
                 e.grants.clear();
             }
         }
-        settleAll(all);
+        try {
+            settleAll(all).get(1, TimeUnit.SECONDS); // before the callback pool stops
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            // the units not given back stay consumed until the leases end on their owners
+        }
     }
 
     /** The holder side's counters. Thread-safe. */

@@ -74,7 +74,34 @@ class SerializationRoundTripTest {
                         12, t + 10_000_000_000L, 3, new long[] {3, 7}, new long[] {t + 1, t + 2}, new long[] {0, 9}),
                 new ReservedState(new CompositeState(t, new String[] {"burst"},
                         new LimiterState[] {new FixedWindowState(t, 4, 1_000_000_000L)}), 1, 2, 3, 1, t, 1,
-                        new long[0], new long[0], new long[0]));
+                        new long[0], new long[0], new long[0]),
+                // with open leases (docs/SPEC.md §13)
+                new ReservedState(new TokenBucketState(t, 800, 0, 1_000_000_000L), 5, 6, 7, 4, t + 1_000_000_000L, 1,
+                        new long[0], new long[0], new long[0], new long[] {2, 3}, new long[] {100, 100},
+                        new long[] {t + 500_000_000L, t + 1_000_000_000L}, new long[] {-1L, 11L},
+                        new long[] {0x7fffffffffffffffL, 12L}));
+    }
+
+    @Test
+    void leaseProcessorsAndResultsCarryTheirFields() {
+        Policy policy = Policy.builder("api").single(Band.tokenBucket("api", 1000, 1000, Duration.ofSeconds(1)))
+                .build();
+        LeaseProcessor p = roundTrip(new LeaseProcessor(policy, 2, 64, 1_000_000_000L, -5L, 6L, true, 3));
+        assertThat(p.getClassId()).isEqualTo(24);
+        assertThat(p.toString()).isEqualTo("LeaseProcessor{api cost=2 units=64}");
+        Reservation r = new Reservation("api", "user:1", 7, 3, GridTestSupport.T0, GridTestSupport.T0 + 5, 64,
+                List.of(Reservation.BandShape.of(policy.bands().get(0))), new byte[Reservation.MAC_BYTES]);
+        Decision granted = new Decision(true, 1000, 936, 64_000_000L, Decision.NO_RETRY, null, r).withPolicyVersion(3);
+        LeaseResult back = roundTrip(new LeaseResult(granted, 64, GridTestSupport.T0 + 5, GridTestSupport.T0));
+        assertThat(back.getClassId()).isEqualTo(25);
+        assertThat(back.decision()).isEqualTo(granted);
+        assertThat(back.decision().reservation()).isEqualTo(r);
+        assertThat(back.decision().policyVersion()).isEqualTo(3);
+        assertThat(back.grantedUnits()).isEqualTo(64);
+        assertThat(back.leaseEndNanos()).isEqualTo(GridTestSupport.T0 + 5);
+        assertThat(back.ownerNanos()).isEqualTo(GridTestSupport.T0);
+        Decision denied = new Decision(false, 1000, 0, 9, 8, null);
+        assertThat(roundTrip(new LeaseResult(denied, 0, 0, GridTestSupport.T0)).decision()).isEqualTo(denied);
     }
 
     @Test
