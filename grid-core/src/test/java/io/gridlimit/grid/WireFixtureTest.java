@@ -223,7 +223,18 @@ class WireFixtureTest {
                 io.gridlimit.api.Settlement.Status.SETTLED, 7, 2, true);
         assertThat(frozen(2, "SettleResult", new SettleResult(s)).settlement()).isEqualTo(s);
         LimiterState state = WireFixtures.format2States().get("ReservedState");
-        byte[] bytes = bytes(2, "ReservedState");
+        // written before leases (no lease fields): still read as the same state, with no lease (SPEC §13). The
+        // schema of that field set, as a GridLimit before leases registers it in the cluster:
+        ss.toData(GenericRecordBuilder.compact(SerializationIds.RESERVED_STATE)
+                .setInt8(SerializationIds.STATE_FORMAT_FIELD, (byte) 2)
+                .setGenericRecord("inner", beforeVersioning(new TokenBucketState(1, 1, 0, 1)))
+                .setInt64("stateId", 0).setInt64("secretHigh", 0).setInt64("secretLow", 0).setInt64("nextId", 1)
+                .setInt64("holdUntilNanos", 0).setInt64("closedBelow", 1)
+                .setArrayOfInt64("settledIds", new long[0]).setArrayOfInt64("settledExpiresAtNanos", new long[0])
+                .setArrayOfInt64("settledActuals", new long[0]).build());
+        byte[] before = bytes(2, "ReservedState");
+        assertThat((Object) ss.toObject(new HeapData(before))).isEqualTo(state);
+        byte[] bytes = bytes(2, "ReservedStateWithLeaseFields");
         assertThat(HEX.formatHex(ss.toData(state).toByteArray())).isEqualTo(HEX.formatHex(bytes));
         assertThat((Object) ss.toObject(new HeapData(bytes))).isEqualTo(state);
     }
