@@ -263,6 +263,15 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     }
 
     /** @return how many (policy, key) pairs have a coalesced call in flight; 0 when off (tests) */
+    /**
+     * What this limiter's quota leases did (docs/SPEC.md §13).
+     *
+     * @return the counts since this limiter was built, or null when leases are off
+     */
+    public LeaseStats leaseStats() {
+        return leases == null ? null : leases.stats();
+    }
+
     /** @return the holder side of leases, or null when off: for tests */
     LocalLeases leases() {
         return leases;

@@ -494,6 +494,7 @@ final class LocalLeases implements AutoCloseable {
     Settlement settle(Reservation reservation, long actual) {
         Grant g = grantOf(reservation);
         if (g == null) {
+            counters.lateLocalSettles.increment();
             return new Settlement(Settlement.Status.EXPIRED, reservation.cost(), 0, false);
         }
         long seq = 0;
@@ -503,6 +504,7 @@ final class LocalLeases implements AutoCloseable {
         }
         synchronized (g.owner) {
             if (g.closed) {
+                counters.lateLocalSettles.increment();
                 return new Settlement(Settlement.Status.EXPIRED, reservation.cost(), 0, false);
             }
             if (g.settledSubs == null) {
@@ -621,5 +623,14 @@ final class LocalLeases implements AutoCloseable {
         final java.util.concurrent.atomic.LongAdder deniedLocally = new java.util.concurrent.atomic.LongAdder();
         final java.util.concurrent.atomic.LongAdder giveBacks = new java.util.concurrent.atomic.LongAdder();
         final java.util.concurrent.atomic.LongAdder localSettles = new java.util.concurrent.atomic.LongAdder();
+        final java.util.concurrent.atomic.LongAdder lateLocalSettles = new java.util.concurrent.atomic.LongAdder();
+    }
+
+    /** @return the counters as one value */
+    LeaseStats stats() {
+        LeaseCounters c = counters;
+        return new LeaseStats(c.asked.sum(), c.granted.sum(), c.grantedUnits.sum(), c.unusedUnits.sum(),
+                c.leased.sum(), c.deniedLocally.sum(), c.giveBacks.sum(), c.localSettles.sum(),
+                c.lateLocalSettles.sum(), entries.size());
     }
 }
