@@ -84,6 +84,8 @@ public final class LeaseAccuracy {
     static final int TICK_REQUESTS = InFlight.PERMITS;
     /** Trace time per tick of the stepped clock, at least. */
     static final long TICK_MILLIS = 1;
+    /** How long a thread waits for its tick's answers before the run fails. */
+    static final long TICK_TIMEOUT_SECONDS = 60;
     /** Warm-up, not recorded. */
     static final Duration WARMUP = Duration.ofSeconds(2);
     /** Keys listed in the top table. */
@@ -262,11 +264,15 @@ public final class LeaseAccuracy {
                         answered.countDown();
                     });
                 }
-                answered.await();
+                if (!answered.await(TICK_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("a tick's decisions did not all complete within "
+                            + TICK_TIMEOUT_SECONDS + " s");
+                }
                 record.count = first + TICK_REQUESTS;
                 tick.await();
             }
-        } catch (InterruptedException | BrokenBarrierException e) {
+        } catch (InterruptedException | BrokenBarrierException | RuntimeException e) {
+            // the first failure is reported; reset() breaks the barrier for the threads waiting at it
             failure.compareAndSet(null, e);
             tick.reset();
         }
@@ -350,7 +356,8 @@ public final class LeaseAccuracy {
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "## LeaseAccuracy: leases=%s, clock=%s%n%n", leases, clock));
         b.append("| setting | value |\n|---|---|\n");
-        row(b, "limiter", "GridLimit tryAcquireAsync, BenchLimiters.gridLimit(member, " + leases + "), one embedded member");
+        row(b, "limiter", "GridLimit tryAcquireAsync, BenchLimiters.gridLimit(member, " + leases
+                + "), one embedded member");
         row(b, "policy", policy.name() + ": token bucket, capacity " + BenchPolicies.SKEWED_CAPACITY + ", "
                 + BenchPolicies.SKEWED_CAPACITY + " per 1 s, cost 1");
         row(b, "trace", String.format(Locale.ROOT, "Zipf s = %.1f over %,d keys, %d threads, seeds %#x + thread,"
@@ -410,7 +417,8 @@ public final class LeaseAccuracy {
     }
 
     private static void keyTable(StringBuilder b, List<Integer> keys, int[] requests, int[] grid, int[] exact) {
-        b.append("| Zipf rank | key | requests | admitted by the grid | admitted by the exact replay | grid − exact |\n");
+        b.append("| Zipf rank | key | requests | admitted by the grid | admitted by the exact replay"
+                + " | grid − exact |\n");
         b.append("|---:|---|---:|---:|---:|---:|\n");
         for (int k : keys) {
             b.append(String.format(Locale.ROOT, "| %d | %s | %,d | %,d | %,d | %+d |%n", k + 1, SkewedKeys.key(k),

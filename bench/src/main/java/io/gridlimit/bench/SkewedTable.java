@@ -88,8 +88,8 @@ public final class SkewedTable {
         }
         if (!missing.isEmpty()) {
             b.append("\nNot measured in this run: ").append(String.join("; ", missing))
-                    .append(" (lease rows: until leases are merged, BenchLimiters; Redis: redis-server missing; the class not run;"
-                            + " or the row failed: see the log).\n");
+                    .append(" (lease rows: until leases are merged, BenchLimiters; Redis: redis-server missing;"
+                            + " the class not run; or the row failed: see the log).\n");
         }
         return b.toString();
     }
