@@ -9,8 +9,9 @@ import io.gridlimit.grid.HazelcastRateLimiter;
  * (coalescing on, the default callback pool), plus {@code leases(true)} for the lease rows.
  *
  * <p>Leases are not on this branch yet: {@code gridLimit(hz, true)} throws until the line marked
- * {@code // LEASES:} is changed to the builder call written beside it. Nothing else in the bench needs to change:
- * the lease rows, the accuracy check and {@code bench/run.sh} ask {@link #leasesMerged()}.
+ * {@code // LEASES:} (the {@code throw}) is replaced by the return statement written in its comment. Nothing else
+ * in the bench needs to change: the lease rows, the accuracy check and {@code bench/run.sh} ask
+ * {@link #leasesMerged()}.
  * Stateless; thread-safe.
  */
 public final class BenchLimiters {
@@ -34,8 +35,8 @@ public final class BenchLimiters {
         if (!leases) {
             return HazelcastRateLimiter.builder(hz).build();
         }
-        // LEASES: return HazelcastRateLimiter.builder(hz).leases(true).build();
-        throw new UnsupportedOperationException(LEASES_MISSING);
+        // the next line is the one to change: replace it with the return statement in its comment
+        throw new UnsupportedOperationException(LEASES_MISSING); // LEASES: return HazelcastRateLimiter.builder(hz).leases(true).build();
     }
 
     /**
