@@ -10,6 +10,13 @@
 #   3. RaceCheck (admitted vs limit in a race)                                   -> race.md
 #   4. StateSize (serialized bytes and heap per idle key, GridLimit vs Bucket4j) -> state.md
 #   5. http.sh (wrk on /demo/hello, limiting on vs exempt)                       -> http.md
+#   6. skewed workloads (issue 14): SkewedBenchmark (uniform / hot / zipf, one member: GridLimit async with and
+#      without leases, Bucket4j sync, Redis Lua, in-process) and SkewedClusterBenchmark (zipf, members-3), same
+#      JMH settings as step 1; the lease rows only once leases are merged (BenchLimiters)
+#      -> skewed.csv, jmh-skewed.log, skewed.md (SkewedTable); side files (latency, cluster logs) -> skewed/
+#   7. LeaseAccuracy (admitted per key vs the exact limiter on one Zipf trace, stepped clock): leases off, and
+#      once merged leases on (stepped, then cluster clock)  -> lease-accuracy-off.md, lease-accuracy-on.md,
+#      lease-accuracy-on-cluster.md (+ *-keys.csv)
 #   bench/run.sh [output-dir]        (default bench/results; builds benchmarks.jar and the service jar first)
 # GRIDLIMIT_BUILD_SUFFIX=-x selects the build folders target-x (the tree's -Dgridlimit.buildSuffix).
 # JMH_OPTS overrides the throughput pass's settings (default: one fork, 5 x 3 s warm-up, 3 x 3 s measured).
@@ -22,6 +29,8 @@
 #   warm-up, no cluster pre-warm-up; JMH_OPTS, LATENCY_OPTS, WRK_OPTS, WARMUP_SECONDS, CLUSTER_WARMUP_SECONDS still
 #   override): checks the harness, its figures
 #   mean nothing.
+# Steps 6 and 7 add about 11 minutes (15 embedded rows x ~28 s, 3 three-member rows x ~48 s, 3 accuracy runs
+#   x ~25 s); QUICK=1 shortens the accuracy runs to 3 s.
 # Whole run on 2 cores, estimated: about 39 minutes (throughput: 32 embedded rows x (24 s + ~4 s start-up) ~15 min,
 #   14 three-member rows x (24 s + ~11 s cluster formation + 10 s pre-warm-up + ~3 s) ~11 min; latency: 10 + 6 such
 #   rows with 12 s of iterations ~6.5 min; race and state size ~0.5 min; http.sh ~4.5 min; build ~1.5 min);
@@ -38,10 +47,12 @@ if [ "${QUICK:-0}" = 1 ]; then
   export WRK_OPTS="${WRK_OPTS:--t2 -c64 -d3s}"
   export WARMUP_SECONDS="${WARMUP_SECONDS:-2}"
   cluster_warmup="${CLUSTER_WARMUP_SECONDS:-0}"
+  accuracy_seconds="${ACCURACY_SECONDS:-3}"
 else
   opts="${JMH_OPTS:--f 1 -wi 5 -w 3s -i 3 -r 3s}"
   latency_opts="${LATENCY_OPTS:--f 1 -wi 2 -w 3s -i 2 -r 3s}"
   cluster_warmup="${CLUSTER_WARMUP_SECONDS:-10}"
+  accuracy_seconds="${ACCURACY_SECONDS:-10}"
 fi
 # JMH forks inherit the host JVM's -D options: the side-file directory and the cluster pre-warm-up
 jvm_props=("-Dgridlimit.bench.out=$out" "-Dgridlimit.bench.clusterWarmupSeconds=$cluster_warmup")
@@ -68,7 +79,8 @@ rm -rf "$out/latency" "$out/cluster-logs"
   echo "uptime before: $(uptime)"
 } > "$out/machine.txt"
 # shellcheck disable=SC2086 # opts is a list of JMH options
-java "${jvm_props[@]}" -jar "$jar" $opts -rf csv -rff "$out/results.csv" > "$out/jmh.log" 2>&1
+# the skewed classes have their own step (6)
+java "${jvm_props[@]}" -jar "$jar" $opts -e 'Skewed' -rf csv -rff "$out/results.csv" > "$out/jmh.log" 2>&1
 echo "uptime after JMH: $(uptime)" >> "$out/machine.txt"
 # shellcheck disable=SC2086 # latency_opts is a list of JMH options
 java "${jvm_props[@]}" -jar "$jar" "${latency_rows[@]}" $latency_opts -bm sample -tu us \
@@ -80,11 +92,39 @@ java $flags -cp "$jar" io.gridlimit.bench.RaceCheck 2> "$out/race.err" | grep '^
 java $flags -cp "$jar" io.gridlimit.bench.StateSize 2> "$out/state.err" | grep '^|' > "$out/state.md"
 echo "uptime after race and state: $(uptime)" >> "$out/machine.txt"
 bench/http.sh "$out" > /dev/null
+echo "uptime after http: $(uptime)" >> "$out/machine.txt"
+leases="$(java -cp "$jar" io.gridlimit.bench.BenchLimiters)"
+echo "leases: $leases (io.gridlimit.bench.BenchLimiters)" >> "$out/machine.txt"
+skewed_exclude=()
+[ "$leases" = merged ] || skewed_exclude=(-e 'gridLimitLeasesAsync')
+rm -rf "$out/skewed"
+# shellcheck disable=SC2086 # opts is a list of JMH options
+java "-Dgridlimit.bench.out=$out/skewed" "-Dgridlimit.bench.clusterWarmupSeconds=$cluster_warmup" -jar "$jar" \
+  'SkewedBenchmark' 'SkewedClusterBenchmark' "${skewed_exclude[@]}" $opts \
+  -rf csv -rff "$out/skewed.csv" > "$out/jmh-skewed.log" 2>&1
+echo "uptime after the skewed rows: $(uptime)" >> "$out/machine.txt"
+# shellcheck disable=SC2086
+java $flags -cp "$jar" io.gridlimit.bench.LeaseAccuracy "$out/lease-accuracy-off.md" leases=false \
+  "seconds=$accuracy_seconds" clock=stepped 2> "$out/lease-accuracy.err"
+if [ "$leases" = merged ]; then
+  # shellcheck disable=SC2086
+  java $flags -cp "$jar" io.gridlimit.bench.LeaseAccuracy "$out/lease-accuracy-on.md" leases=true \
+    "seconds=$accuracy_seconds" clock=stepped 2>> "$out/lease-accuracy.err"
+  # shellcheck disable=SC2086
+  java $flags -cp "$jar" io.gridlimit.bench.LeaseAccuracy "$out/lease-accuracy-on-cluster.md" leases=true \
+    "seconds=$accuracy_seconds" clock=cluster 2>> "$out/lease-accuracy.err"
+else
+  printf '## LeaseAccuracy: leases=true\n\nNot run: leases are not merged (io.gridlimit.bench.BenchLimiters).\n' \
+    > "$out/lease-accuracy-on.md"
+  rm -f "$out/lease-accuracy-on-cluster.md"
+fi
 echo "uptime after: $(uptime)" >> "$out/machine.txt"
 java -cp "$jar" io.gridlimit.bench.ResultsTable "$out/results.csv" "$out/jmh.log" > "$out/table.md"
 java -cp "$jar" io.gridlimit.bench.ChartSvg "$out/results.csv" "$out/chart.svg"
 java -cp "$jar" io.gridlimit.bench.LatencyTable "$out/latency-sample.csv" "$out/latency" > "$out/latency.md"
+java -cp "$jar" io.gridlimit.bench.SkewedTable "$out/skewed.csv" > "$out/skewed.md"
 grep '^\[hot-key' "$out/jmh.log" > "$out/hotkey-admitted.txt" || true
 leftover="$(pgrep -f io.gridlimit.bench.BenchClusterMember || true)"
 [ -z "$leftover" ] || echo "WARNING: cluster member JVMs still running: $leftover" >> "$out/machine.txt"
-cat "$out/table.md" "$out/latency.md" "$out/race.md" "$out/state.md" "$out/http.md" "$out/machine.txt"
+cat "$out/table.md" "$out/latency.md" "$out/race.md" "$out/state.md" "$out/http.md" "$out/skewed.md" \
+  "$out/lease-accuracy-off.md" "$out"/lease-accuracy-on*.md "$out/machine.txt"

@@ -19,7 +19,12 @@ import java.time.Duration;
  *
  * <p>Bucket4j's peer uses the bandwidth {@link #BUCKET4J_EQUIVALENT}: capacity 100, greedy refill of 100 per 1 s,
  * the same bucket as {@code token-bucket}. Policy names are {@code bench-<algorithm>}, so their maps are
- * {@code gridlimit.bench-<algorithm>} (SPEC §8). Stateless; thread-safe.
+ * {@code gridlimit.bench-<algorithm>} (SPEC §8).
+ *
+ * <p>The skewed-workload rows ({@link SkewedBenchmark}, {@link SkewedClusterBenchmark}, {@link LeaseAccuracy})
+ * use {@link #skewedTokenBucket()} instead: a token bucket of capacity {@value #SKEWED_CAPACITY} refilling
+ * {@value #SKEWED_CAPACITY} per second, large enough that busy keys can take quota leases (issue 14: a lease is at
+ * most a tenth of the capacity). Stateless; thread-safe.
  */
 public final class BenchPolicies {
     /** The algorithm names a {@code @Param} may take, in table order. */
@@ -33,7 +38,24 @@ public final class BenchPolicies {
     /** Bucket4j's equivalent: capacity and refill tokens of {@code token-bucket}, per this period. */
     public static final Duration BUCKET4J_EQUIVALENT = Duration.ofSeconds(1);
 
+    /** Capacity and tokens per second of {@link #skewedTokenBucket()}. */
+    public static final long SKEWED_CAPACITY = 1_000;
+
+    /** Name of {@link #skewedTokenBucket()} (its map is {@code gridlimit.bench-skewed-token-bucket}). */
+    public static final String SKEWED_NAME = "bench-skewed-token-bucket";
+
     private BenchPolicies() {
+    }
+
+    /**
+     * The policy of the skewed-workload rows: a token bucket of capacity {@value #SKEWED_CAPACITY}, refilling
+     * {@value #SKEWED_CAPACITY} tokens per 1 s.
+     *
+     * @return a new policy named {@value #SKEWED_NAME}, never null
+     */
+    public static Policy skewedTokenBucket() {
+        return Policy.builder(SKEWED_NAME).tokenBucket(SKEWED_CAPACITY, SKEWED_CAPACITY, Duration.ofSeconds(1))
+                .build();
     }
 
     /**
