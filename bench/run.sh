@@ -12,10 +12,10 @@
 #   5. http.sh (wrk on /demo/hello, limiting on vs exempt)                       -> http.md
 #   6. skewed workloads (issue 14): SkewedBenchmark (uniform / hot / zipf, one member: GridLimit async with and
 #      without leases, Bucket4j sync, Redis Lua, in-process) and SkewedClusterBenchmark (zipf, members-3), same
-#      JMH settings as step 1; the lease rows only once leases are merged (BenchLimiters)
+#      JMH settings as step 1
 #      -> skewed.csv, jmh-skewed.log, skewed.md (SkewedTable); side files (latency, cluster logs) -> skewed/
 #   7. LeaseAccuracy (admitted per key vs the exact limiter on one Zipf trace, stepped clock): leases off, and
-#      once merged leases on (stepped, then cluster clock)  -> lease-accuracy-off.md, lease-accuracy-on.md,
+#      leases on (stepped, then cluster clock)  -> lease-accuracy-off.md, lease-accuracy-on.md,
 #      lease-accuracy-on-cluster.md (+ *-keys.csv)
 #   bench/run.sh [output-dir]        (default bench/results; builds benchmarks.jar and the service jar first)
 # GRIDLIMIT_BUILD_SUFFIX=-x selects the build folders target-x (the tree's -Dgridlimit.buildSuffix).
@@ -93,31 +93,21 @@ java $flags -cp "$jar" io.gridlimit.bench.StateSize 2> "$out/state.err" | grep '
 echo "uptime after race and state: $(uptime)" >> "$out/machine.txt"
 bench/http.sh "$out" > /dev/null
 echo "uptime after http: $(uptime)" >> "$out/machine.txt"
-leases="$(java -cp "$jar" io.gridlimit.bench.BenchLimiters)"
-echo "leases: $leases (io.gridlimit.bench.BenchLimiters)" >> "$out/machine.txt"
-skewed_exclude=()
-[ "$leases" = merged ] || skewed_exclude=(-e 'gridLimitLeasesAsync')
 rm -rf "$out/skewed"
 # shellcheck disable=SC2086 # opts is a list of JMH options
 java "-Dgridlimit.bench.out=$out/skewed" "-Dgridlimit.bench.clusterWarmupSeconds=$cluster_warmup" -jar "$jar" \
-  'SkewedBenchmark' 'SkewedClusterBenchmark' "${skewed_exclude[@]}" $opts \
+  'SkewedBenchmark' 'SkewedClusterBenchmark' $opts \
   -rf csv -rff "$out/skewed.csv" > "$out/jmh-skewed.log" 2>&1
 echo "uptime after the skewed rows: $(uptime)" >> "$out/machine.txt"
 # shellcheck disable=SC2086
 java $flags -cp "$jar" io.gridlimit.bench.LeaseAccuracy "$out/lease-accuracy-off.md" leases=false \
   "seconds=$accuracy_seconds" clock=stepped 2> "$out/lease-accuracy.err"
-if [ "$leases" = merged ]; then
-  # shellcheck disable=SC2086
-  java $flags -cp "$jar" io.gridlimit.bench.LeaseAccuracy "$out/lease-accuracy-on.md" leases=true \
-    "seconds=$accuracy_seconds" clock=stepped 2>> "$out/lease-accuracy.err"
-  # shellcheck disable=SC2086
-  java $flags -cp "$jar" io.gridlimit.bench.LeaseAccuracy "$out/lease-accuracy-on-cluster.md" leases=true \
-    "seconds=$accuracy_seconds" clock=cluster 2>> "$out/lease-accuracy.err"
-else
-  printf '## LeaseAccuracy: leases=true\n\nNot run: leases are not merged (io.gridlimit.bench.BenchLimiters).\n' \
-    > "$out/lease-accuracy-on.md"
-  rm -f "$out/lease-accuracy-on-cluster.md"
-fi
+# shellcheck disable=SC2086
+java $flags -cp "$jar" io.gridlimit.bench.LeaseAccuracy "$out/lease-accuracy-on.md" leases=true \
+  "seconds=$accuracy_seconds" clock=stepped 2>> "$out/lease-accuracy.err"
+# shellcheck disable=SC2086
+java $flags -cp "$jar" io.gridlimit.bench.LeaseAccuracy "$out/lease-accuracy-on-cluster.md" leases=true \
+  "seconds=$accuracy_seconds" clock=cluster 2>> "$out/lease-accuracy.err"
 echo "uptime after: $(uptime)" >> "$out/machine.txt"
 java -cp "$jar" io.gridlimit.bench.ResultsTable "$out/results.csv" "$out/jmh.log" > "$out/table.md"
 java -cp "$jar" io.gridlimit.bench.ChartSvg "$out/results.csv" "$out/chart.svg"

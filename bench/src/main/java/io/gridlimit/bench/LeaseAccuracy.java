@@ -72,8 +72,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *     [leases=false] [seconds=10] [clock=stepped|cluster] [requests=4194304]
  * }</pre>
  * {@code seconds} is trace time (stepped) or wall time (cluster) of the measured run; {@code requests} caps each
- * thread's trace (the run ends early when every thread has used its trace). With {@code leases=true} it throws
- * {@link UnsupportedOperationException} until leases are merged ({@link BenchLimiters}).
+ * thread's trace (the run ends early when every thread has used its trace). With {@code leases=true} and the stepped
+ * clock the holder's lease life is measured on the stepped clock too ({@code io.gridlimit.grid.BenchLeases}).
  */
 public final class LeaseAccuracy {
     /** Caller threads. */
@@ -164,7 +164,12 @@ public final class LeaseAccuracy {
         }
         BenchMember.logHazelcastAt(java.util.logging.Level.WARNING);
         HazelcastInstance member = Hazelcast.newHazelcastInstance(config);
-        try (HazelcastRateLimiter limiter = BenchLimiters.gridLimit(member, leases)) {
+        // with the stepped clock the holders' lease life is measured on the same clock as the owner's ends (a
+        // manual clock running ahead of real time would otherwise look like a forward step of the owner's clock)
+        ManualTimeSource stepped = manual;
+        try (HazelcastRateLimiter limiter = leases && stepped != null
+                ? io.gridlimit.grid.BenchLeases.withTicker(member, stepped::nowNanos)
+                : BenchLimiters.gridLimit(member, leases)) {
             TimeSource time = GridLimitHazelcast.timeSourceOf(member);
             Policy policy = BenchPolicies.skewedTokenBucket();
             Policy warmupPolicy = Policy.builder("lease-accuracy-warmup")

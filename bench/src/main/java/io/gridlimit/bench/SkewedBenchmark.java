@@ -43,9 +43,8 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>{@link #gridLimitAsync}: GridLimit {@code tryAcquireAsync} without leases (coalescing on, the default),
  *       at most {@value InFlight#PERMITS} in flight per thread, as {@link GridLimitBenchmark#tryAcquireAsync};</li>
- *   <li>{@link #gridLimitLeasesAsync}: the same with quota leases on ({@link BenchLimiters#gridLimit}); until
- *       leases are merged its setup throws {@link UnsupportedOperationException} and the row fails alone
- *       ({@code bench/run.sh} leaves it out then);</li>
+ *   <li>{@link #gridLimitLeasesAsync}: the same with quota leases on ({@link BenchLimiters#gridLimit}, the
+ *       default lease settings);</li>
  *   <li>{@link #bucket4jTryConsume}: Bucket4j 8.14.0's Hazelcast {@code tryConsume(1)}, synchronous, one proxy per
  *       key built up front, bandwidth capacity 1 000 greedy 1 000 per second (as {@link Bucket4jBenchmark});</li>
  *   <li>{@link #redisLua}: the atomic Lua sliding-window counter of {@link RedisLimiters} (limit 1 000 per 1 s:
@@ -95,7 +94,6 @@ public class SkewedBenchmark {
      *
      * @param params the trial's parameters (the row is the benchmark method's name)
      * @param trialLatency the trial's count of asynchronous decisions in flight, waited for before teardown
-     * @throws UnsupportedOperationException for {@link #gridLimitLeasesAsync} while leases are not merged
      */
     @Setup(Level.Trial)
     public void setUp(BenchmarkParams params, AsyncLatency trialLatency) {

@@ -29,8 +29,7 @@ import java.util.function.IntConsumer;
 /**
  * The Zipf workload on three member JVMs ({@link BenchCluster}, {@code members-3}: this fork is one of the 3
  * members, sync backup, as {@link ClusterBenchmark}'s rows), issue 14's "three members, Zipf" target: GridLimit
- * {@code tryAcquireAsync} without leases ({@link #gridLimitAsync}) and with them ({@link #gridLimitLeasesAsync},
- * failing alone until leases are merged, {@link BenchLimiters}), and Bucket4j's synchronous {@code tryConsume(1)}
+ * {@code tryAcquireAsync} without leases ({@link #gridLimitAsync}) and with them ({@link #gridLimitLeasesAsync}), and Bucket4j's synchronous {@code tryConsume(1)}
  * ({@link #bucket4jTryConsume}). Same policy, keys, threads and in-flight bound as {@link SkewedBenchmark}'s
  * {@code zipf} rows; only the row's own limiter or proxies are built.
  *
@@ -80,7 +79,6 @@ public class SkewedClusterBenchmark {
      *
      * @param params the trial's parameters (the row, the log file names)
      * @param trialLatency the trial's count of asynchronous decisions in flight
-     * @throws UnsupportedOperationException for {@link #gridLimitLeasesAsync} while leases are not merged
      */
     @Setup(Level.Trial)
     public void setUp(BenchmarkParams params, AsyncLatency trialLatency) {

@@ -14,8 +14,8 @@ import java.util.Locale;
  * table: per workload and topology ({@code embedded} = one member in the fork, or {@code members-3}), each row's
  * throughput and 99.9 % error, and ratios to rows of the same workload and topology in the same run: × Bucket4j's
  * synchronous {@code tryConsume} (issue 14's targets: at least 5× on Zipf with one member, 10× with three),
- * × GridLimit without leases, × the in-process ceiling (embedded only). A row missing from the CSV (a lease row
- * before leases are merged, a Redis row without {@code redis-server}) is listed as not measured.
+ * × GridLimit without leases, × the in-process ceiling (embedded only). A row missing from the CSV (a Redis row
+ * without {@code redis-server}) is listed as not measured.
  *
  * <pre>{@code
  * java -cp bench/target/benchmarks.jar io.gridlimit.bench.SkewedTable skewed.csv
@@ -88,7 +88,7 @@ public final class SkewedTable {
         }
         if (!missing.isEmpty()) {
             b.append("\nNot measured in this run: ").append(String.join("; ", missing))
-                    .append(" (lease rows: until leases are merged, BenchLimiters; Redis: redis-server missing;"
+                    .append(" (Redis: redis-server missing;"
                             + " the class not run; or the row failed: see the log).\n");
         }
         return b.toString();

@@ -500,6 +500,12 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
             return this;
         }
 
+        /** For benchmarks with a manual ticker: the sweeper thread on again. */
+        Builder leaseSweeper(boolean on) {
+            this.sweep = on;
+            return this;
+        }
+
         public HazelcastRateLimiter build() {
             return new HazelcastRateLimiter(instance, asyncThreads, coalesceHotKeys, giveBackListener, leaseSettings,
                     ticker, sweep);
