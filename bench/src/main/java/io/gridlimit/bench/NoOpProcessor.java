@@ -5,6 +5,8 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.DataSerializableFactory;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import io.gridlimit.grid.BatchBackupProcessor;
+import io.gridlimit.grid.BatchDecideProcessor;
 
 import java.util.Map;
 
@@ -24,9 +26,17 @@ public final class NoOpProcessor implements EntryProcessor<String, Object, Objec
     public static final int CLASS_ID = 1;
     /** The one instance: the processor has no fields. */
     public static final NoOpProcessor INSTANCE = new NoOpProcessor();
-    /** Creates bench processors from their ids (this one, {@link RewriteProcessor}); register under {@link #FACTORY_ID}. */
-    public static final DataSerializableFactory FACTORY = typeId -> typeId == CLASS_ID ? INSTANCE
-            : typeId == RewriteProcessor.CLASS_ID ? RewriteProcessor.INSTANCE : null;
+    /**
+     * Creates bench processors from their ids (this one, {@link RewriteProcessor}, and {@link BatchingBenchmark}'s
+     * {@link BatchDecideProcessor} and {@link BatchBackupProcessor}); register under {@link #FACTORY_ID}.
+     */
+    public static final DataSerializableFactory FACTORY = typeId -> switch (typeId) {
+        case CLASS_ID -> INSTANCE;
+        case RewriteProcessor.CLASS_ID -> RewriteProcessor.INSTANCE;
+        case BatchDecideProcessor.CLASS_ID -> new BatchDecideProcessor();
+        case BatchBackupProcessor.CLASS_ID -> new BatchBackupProcessor();
+        default -> null;
+    };
 
     /**
      * Does nothing.
