@@ -10,6 +10,9 @@ import io.gridlimit.grid.HazelcastRateLimiter;
  * Stateless; thread-safe.
  */
 public final class BenchLimiters {
+    /** System property: another lease sizing window in milliseconds for an experiment (default: the library's). */
+    public static final String LEASE_WINDOW_PROPERTY = "gridlimit.bench.leaseWindowMillis";
+
     private BenchLimiters() {
     }
 
@@ -26,6 +29,13 @@ public final class BenchLimiters {
         if (!leases) {
             return HazelcastRateLimiter.builder(hz).build();
         }
-        return HazelcastRateLimiter.builder(hz).leases(true).build();
+        String window = System.getProperty(LEASE_WINDOW_PROPERTY);
+        if (window == null) {
+            return HazelcastRateLimiter.builder(hz).leases(true).build(); // the default settings
+        }
+        // an experiment with another sizing window (a lease lives two windows, at most 1 s)
+        java.time.Duration w = java.time.Duration.ofMillis(Long.parseLong(window));
+        return HazelcastRateLimiter.builder(hz).leases(io.gridlimit.grid.LeaseSettings.of(
+                java.time.Duration.ofSeconds(1), w)).build();
     }
 }

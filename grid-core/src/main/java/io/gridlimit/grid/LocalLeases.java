@@ -58,12 +58,18 @@ import java.util.function.LongSupplier;
  * Thread-safe: each tracked key has its own lock, held for a few field updates, never across a grid call.
  */
 final class LocalLeases implements AutoCloseable {
+    /** Counters of keys without an entry (a power of two). */
+    static final int COLD_SLOTS = 1 << 16;
     /** Most grants one key holds at once with units left. */
     static final int MAX_GRANTS_PER_KEY = 4;
     /** Most grants one key keeps, used up ones waiting for their end included. */
     static final int MAX_KEPT_GRANTS_PER_KEY = 64;
-    /** How long a retired grant still answers its local reservations' settles ({@code EXPIRED}). */
-    static final long RETIRED_GRANT_MEMORY_NANOS = 60_000_000_000L;
+    /**
+     * How long a retired grant that handed out reservations still answers their settles ({@code EXPIRED}); later,
+     * such a settle reaches the owner, which refuses it as not its own ({@code forged}): the reserved cost stands
+     * either way.
+     */
+    static final long RETIRED_GRANT_MEMORY_NANOS = 10_000_000_000L;
     private static final long NANOS_PER_MILLI = 1_000_000L;
 
     private final PolicyMaps maps;
@@ -73,6 +79,10 @@ final class LocalLeases implements AutoCloseable {
     private final long holderHigh;
     private final long holderLow;
     private final ConcurrentHashMap<Slot, Entry> entries = new ConcurrentHashMap<>();
+    /** Counters of keys without an entry, {@link #busyEnough}: window number (upper 32 bits) and units (lower). */
+    private final java.util.concurrent.atomic.AtomicLongArray cold =
+            new java.util.concurrent.atomic.AtomicLongArray(COLD_SLOTS);
+    private final long epochTicks;
     /** Grants by their token (the first 8 bytes of a local reservation's mac), open and recently retired. */
     private final ConcurrentHashMap<Long, Grant> grants = new ConcurrentHashMap<>();
     private final ScheduledExecutorService sweeper;
@@ -95,6 +105,7 @@ final class LocalLeases implements AutoCloseable {
         this.async = async;
         this.settings = settings;
         this.ticker = ticker;
+        this.epochTicks = ticker.getAsLong();
         this.holderHigh = holder.getMostSignificantBits();
         this.holderLow = holder.getLeastSignificantBits();
         if (sweep) {
@@ -159,7 +170,11 @@ final class LocalLeases implements AutoCloseable {
         }
     }
 
-    /** What this replica knows of one (policy, key). Guarded by its own lock. */
+    /** An owner's denial answered locally until {@code untilTicks}, for requests of at least {@code cost}. */
+    private record Denial(Decision decision, long cost, long atTicks, long untilTicks, Policy policy, long version) {
+    }
+
+    /** What this replica knows of one (policy, key). Guarded by its own lock (but {@link #denial}). */
     private static final class Entry {
         final Slot slot;
         long windowStartTicks;
@@ -168,17 +183,20 @@ final class LocalLeases implements AutoCloseable {
         long lastUsedTicks;
         final List<Grant> grants = new ArrayList<>(2);
         CompletableFuture<Void> asking;
-        long deniedUntilTicks;
-        long deniedCost;
-        Decision denial;
-        long deniedAtTicks;
+        /** The owner's last denial, read without the lock on the fast path; written under it. */
+        volatile Denial denial;
         Policy policy;
         long policyVersion;
+        /** Set by the sweep when it forgets the entry: a request that found it just before goes to the owner. */
+        boolean forgotten;
+        /** The grant the last local admission was taken from. */
+        Grant lastTaken;
 
-        Entry(Slot slot, long nowTicks) {
+        Entry(Slot slot, long nowTicks, long unitsBefore) {
             this.slot = slot;
             this.windowStartTicks = nowTicks;
             this.lastUsedTicks = nowTicks;
+            this.unitsThisWindow = Math.max(0, unitsBefore);
         }
     }
 
@@ -198,18 +216,34 @@ final class LocalLeases implements AutoCloseable {
         if (closed || !WireFormat.leases() || shareUnits < 2 * cost) {
             return remote(policy, key, cost, executor, reserve, null);
         }
-        Entry e = entry(policy, key);
-        if (e == null) {
-            return remote(policy, key, cost, executor, reserve, null);
-        }
-        long version = maps.versionOf(policy);
         long nowTicks = ticker.getAsLong();
+        Slot slot = new Slot(policy.name(), key);
+        Entry found = entries.get(slot);
+        long coldUnits = found == null ? coldUnits(slot, cost, nowTicks) : 0;
+        if (found == null && (coldUnits < settings.minUnits() || entries.size() >= settings.maxKeys())) {
+            return remote(policy, key, cost, executor, reserve, null); // a cold key: no entry, no lease
+        }
+        // a key that just became busy starts with the units its counter saw before this request
+        Entry e = found != null ? found
+                : entries.computeIfAbsent(slot, s -> new Entry(s, nowTicks, coldUnits - cost));
+        long version = maps.versionOf(policy);
+        Denial denial = e.denial;
+        if (denial != null && denial.policy() == policy && denial.version() == version) {
+            Decision d = localDenial(denial, cost, nowTicks); // the owner's denial holds: no lock taken
+            if (d != null) {
+                return completed(d, executor);
+            }
+        }
         Decision local;
         CompletableFuture<Void> wait = null;
         long askUnits = 0;
         List<Grant> ended = new ArrayList<>(0);
         synchronized (e) {
-            if (e.policy == null || !e.policy.equals(policy) || e.policyVersion != version) {
+            if (e.forgotten) {
+                // forgotten by the sweep between the lookup and the lock: this one request goes to the owner
+                return remote(policy, key, cost, executor, reserve, null);
+            }
+            if (e.policy != policy && (e.policy == null || !e.policy.equals(policy)) || e.policyVersion != version) {
                 ended.addAll(e.grants); // a policy change ends the grants (SPEC §13)
                 e.grants.clear();
                 e.denial = null;
@@ -232,8 +266,13 @@ final class LocalLeases implements AutoCloseable {
             return completed(local, executor);
         }
         if (wait != null) {
-            CompletableFuture<Decision> after = wait.thenCompose(v -> afterWait(e, policy, key, cost, reserve));
-            return executor == null ? after : Futures.completeOn(after, executor);
+            CompletableFuture<Decision> out = async.newStage();
+            wait.whenComplete((v, f) -> {
+                if (!out.isDone()) { // a caller that gave up meanwhile is never decided: it consumes nothing
+                    afterWait(e, policy, key, cost, reserve, out, executor);
+                }
+            });
+            return out;
         }
         if (askUnits > 0) {
             return ask(e, policy, version, key, cost, askUnits, nowTicks, executor, reserve);
@@ -242,14 +281,59 @@ final class LocalLeases implements AutoCloseable {
     }
 
     /** After waiting for a lease request: from its grant, or locally denied, or on the owner; never asks again. */
-    private CompletableFuture<Decision> afterWait(Entry e, Policy policy, String key, long cost, boolean reserve) {
+    private void afterWait(Entry e, Policy policy, String key, long cost, boolean reserve,
+                           CompletableFuture<Decision> out, Executor executor) {
         long nowTicks = ticker.getAsLong();
         Decision local;
+        Grant from = null;
         synchronized (e) {
             local = e.policy != null && e.policy.equals(policy) ? takeLocal(e, cost, nowTicks, reserve) : null;
+            if (local != null && local.allowed()) {
+                from = e.lastTaken;
+            }
         }
-        return local != null ? CompletableFuture.completedFuture(local)
-                : remote(policy, key, cost, null, reserve, e).toCompletableFuture();
+        if (local != null) {
+            Grant g = from;
+            deliver(out, executor, local, null, g == null ? null : () -> undo(g, cost));
+            return;
+        }
+        CompletableFuture<Decision> r = remote(policy, key, cost, null, reserve, e).toCompletableFuture();
+        out.whenComplete((d, f) -> {
+            if (out.isCancelled()) {
+                r.cancel(false); // the limiter gives back an admission that arrives after this (SPEC §10)
+            }
+        });
+        r.whenComplete((d, f) -> deliver(out, executor, d, f == null ? null : Futures.unwrap(f),
+                d != null && d.reservation() != null ? () -> async.giveBack(policy, d.reservation()) : null));
+    }
+
+    /**
+     * Completes {@code out} on {@code executor} (or here when null); when the caller gave up first (cancelled by its
+     * timeout), runs {@code undo}, so that a request answered otherwise consumes nothing (SPEC §10).
+     */
+    private static void deliver(CompletableFuture<Decision> out, Executor executor, Decision d, Throwable failure,
+                                Runnable undo) {
+        Runnable task = () -> {
+            boolean done = failure != null ? out.completeExceptionally(failure) : out.complete(d);
+            if (!done && failure == null && undo != null && d.allowed()) {
+                undo.run();
+            }
+        };
+        if (executor == null) {
+            task.run();
+        } else {
+            Futures.runOn(executor, task);
+        }
+    }
+
+    /** Returns the units of a decision taken from {@code g} whose caller gave up, while {@code g} is open. */
+    private void undo(Grant g, long cost) {
+        synchronized (g.owner) {
+            if (!g.closed) {
+                g.left += cost;
+                g.used -= cost;
+            }
+        }
     }
 
     /** The units a lease of this policy may hold: the least capacity over its bands ÷ the share; 0 if not leasable. */
@@ -264,16 +348,23 @@ final class LocalLeases implements AutoCloseable {
         return least / settings.capacityShare();
     }
 
-    private Entry entry(Policy policy, String key) {
-        Slot slot = new Slot(policy.name(), key);
-        Entry e = entries.get(slot);
-        if (e != null) {
-            return e;
+    /**
+     * The units a key without an entry has been asked for in the current window, this request's included, counted in
+     * a fixed table of {@link #COLD_SLOTS} counters by hash (no allocation per cold key): keys sharing a counter only
+     * make a key look busier, never colder; a key gets an entry once its count reaches
+     * {@link LeaseSettings#minUnits()}.
+     */
+    private long coldUnits(Slot slot, long cost, long nowTicks) {
+        int index = (slot.hashCode() * 0x9E3779B9 >>> 16) & (COLD_SLOTS - 1);
+        long window = Math.floorDiv(nowTicks - epochTicks, settings.windowNanos()) & 0xFFFF_FFFFL;
+        while (true) {
+            long packed = cold.get(index);
+            long count = (packed >>> 32) == window ? packed & 0xFFFF_FFFFL : 0;
+            long next = Math.min(0xFFFF_FFFFL, count + cost);
+            if (cold.compareAndSet(index, packed, window << 32 | next)) {
+                return next;
+            }
         }
-        if (entries.size() >= settings.maxKeys()) {
-            return null;
-        }
-        return entries.computeIfAbsent(slot, s -> new Entry(s, ticker.getAsLong()));
     }
 
     private void observe(Entry e, long cost, long nowTicks) {
@@ -319,15 +410,20 @@ final class LocalLeases implements AutoCloseable {
                 g.left -= cost;
                 g.used += cost;
                 counters.leased.increment();
+                e.lastTaken = g;
                 return leased(g, cost, nowTicks, reserve);
             }
         }
-        if (e.denial != null && cost >= e.deniedCost && e.deniedUntilTicks - nowTicks > 0) {
+        return localDenial(e.denial, cost, nowTicks);
+    }
+
+    /** The answer from the owner's last denial while it holds for this cost, else null. */
+    private Decision localDenial(Denial denial, long cost, long nowTicks) {
+        if (denial != null && cost >= denial.cost() && denial.untilTicks() - nowTicks > 0) {
             counters.deniedLocally.increment();
-            long elapsed = nowTicks - e.deniedAtTicks;
-            Decision d = e.denial;
-            return new Decision(false, d.limit(), 0, Math.max(0, d.resetAfterNanos() - elapsed),
-                    e.deniedUntilTicks - nowTicks, d.band()).withPolicyVersion(d.policyVersion());
+            Decision d = denial.decision();
+            return new Decision(false, d.limit(), 0, Math.max(0, d.resetAfterNanos() - (nowTicks - denial.atTicks())),
+                    denial.untilTicks() - nowTicks, d.band()).withPolicyVersion(d.policyVersion());
         }
         return null;
     }
@@ -354,17 +450,17 @@ final class LocalLeases implements AutoCloseable {
     private CompletionStage<Decision> ask(Entry e, Policy policy, long version, String key, long cost, long units,
                                           long askedTicks, Executor executor, boolean reserve) {
         counters.asked.increment();
-        CompletableFuture<Decision> stage = async.newStage();
+        CompletableFuture<Decision> out = async.newStage();
         LeaseProcessor processor = new LeaseProcessor(policy, cost, units, lifeNanos(), holderHigh, holderLow,
                 reserve, version);
         try {
             maps.get(policy).async().submit(key, processor, LeaseResult.class, async.callbacks(),
                     (result, failure) -> answered(e, policy, version, cost, askedTicks, reserve, result, failure,
-                            stage));
+                            out, executor));
         } catch (RuntimeException ex) {
-            answered(e, policy, version, cost, askedTicks, reserve, null, ex, stage);
+            answered(e, policy, version, cost, askedTicks, reserve, null, ex, out, executor);
         }
-        return executor == null ? stage : Futures.completeOn(stage, executor);
+        return out;
     }
 
     /** The life asked for a lease: two sizing windows (its units are about one window's demand), at most the maximum. */
@@ -373,8 +469,10 @@ final class LocalLeases implements AutoCloseable {
     }
 
     private void answered(Entry e, Policy policy, long version, long cost, long askedTicks, boolean reserve,
-                          LeaseResult result, Throwable failure, CompletableFuture<Decision> stage) {
+                          LeaseResult result, Throwable failure, CompletableFuture<Decision> out,
+                          Executor executor) {
         Decision answer = null;
+        Runnable undo = null;
         CompletableFuture<Void> asking;
         List<Grant> ended = new ArrayList<>(0);
         synchronized (e) {
@@ -391,44 +489,40 @@ final class LocalLeases implements AutoCloseable {
                     grants.put(g.token, g);
                     counters.granted.increment();
                     counters.grantedUnits.add(g.granted);
+                    g.left -= cost;
+                    g.used += cost;
+                    counters.leased.increment();
                     if (closed || spendNanos <= 0 || !policy.equals(e.policy) || version != e.policyVersion) {
                         // no time to spend it, or it is stale already: the request in hand, then give the rest back
-                        g.left -= cost;
-                        g.used += cost;
                         answer = leased(g, cost, askedTicks, reserve);
                         ended.add(g);
                     } else {
                         e.grants.add(g);
-                        g.left -= cost;
-                        g.used += cost;
-                        counters.leased.increment();
                         answer = leased(g, cost, ticker.getAsLong(), reserve);
                     }
+                    undo = () -> undo(g, cost);
                 } else {
                     answer = d;
                     noteDenial(e, d, cost, askedTicks);
+                    if (d.reservation() != null) {
+                        undo = () -> async.giveBack(policy, d.reservation());
+                    }
                 }
             }
         }
-        settleAll(ended);
-        if (failure != null) {
-            stage.completeExceptionally(Futures.unwrap(failure));
-        } else {
-            stage.complete(answer);
-        }
         if (asking != null) {
-            asking.complete(null);
+            asking.complete(null); // the waiters first: the answer below may hop to another executor
         }
+        // a caller that gave up first gets nothing, and the request in hand goes back before the grant is settled
+        deliver(out, executor, answer, failure == null ? null : Futures.unwrap(failure), undo);
+        settleAll(ended);
     }
 
     /** Remembers an owner's denial that can pass, for {@link #takeLocal}; under the entry's lock. */
     private void noteDenial(Entry e, Decision d, long cost, long askedTicks) {
         if (!d.allowed() && d.retryAfterNanos() > 0) {
             long holdNanos = Math.min(d.retryAfterNanos(), settings.maxLifeNanos());
-            e.denial = d;
-            e.deniedCost = cost;
-            e.deniedAtTicks = askedTicks;
-            e.deniedUntilTicks = askedTicks + holdNanos;
+            e.denial = new Denial(d, cost, askedTicks, askedTicks + holdNanos, e.policy, e.policyVersion);
         }
     }
 
@@ -438,18 +532,19 @@ final class LocalLeases implements AutoCloseable {
         long askedTicks = ticker.getAsLong();
         CompletionStage<Decision> stage = reserve ? async.reserve(policy, key, cost, executor)
                 : async.decide(policy, key, cost, executor);
-        if (tracked == null) {
-            return stage;
-        }
-        return stage.whenComplete((d, failure) -> {
-            if (d != null && !d.allowed()) {
-                synchronized (tracked) {
-                    if (policy.equals(tracked.policy)) {
-                        noteDenial(tracked, d, cost, askedTicks);
+        if (tracked != null) {
+            // a side effect only: the caller keeps the limiter's own stage, so its cancellation reaches it (SPEC §10)
+            stage.whenComplete((d, failure) -> {
+                if (d != null && !d.allowed()) {
+                    synchronized (tracked) {
+                        if (policy.equals(tracked.policy)) {
+                            noteDenial(tracked, d, cost, askedTicks);
+                        }
                     }
                 }
-            }
-        });
+            });
+        }
+        return stage;
     }
 
     private CompletionStage<Decision> completed(Decision d, Executor executor) {
@@ -541,7 +636,8 @@ final class LocalLeases implements AutoCloseable {
             synchronized (e) {
                 retireEnded(e, nowTicks, ended);
                 if (e.grants.isEmpty() && e.asking == null && nowTicks - e.lastUsedTicks > 2 * settings.windowNanos()
-                        && e.deniedUntilTicks - nowTicks <= 0) {
+                        && (e.denial == null || e.denial.untilTicks() - nowTicks <= 0)) {
+                    e.forgotten = true;
                     entries.remove(e.slot, e);
                 }
             }
@@ -566,14 +662,19 @@ final class LocalLeases implements AutoCloseable {
         List<CompletableFuture<?>> sent = new ArrayList<>();
         for (Grant g : ended) {
             long used;
+            boolean handedOut;
             synchronized (g.owner) {
                 if (g.closed) {
                     continue;
                 }
                 g.closed = true;
+                g.retiredTicks = ticker.getAsLong(); // kept in grants a while, so late settles answer EXPIRED
                 used = g.used;
+                handedOut = g.nextSub > 0;
             }
-            g.retiredTicks = ticker.getAsLong(); // kept in grants a while, so late settles answer EXPIRED
+            if (!handedOut) {
+                grants.remove(g.token, g); // it handed out no reservation: nothing can settle into it
+            }
             counters.unusedUnits.add(Math.max(0, g.granted - used));
             if (used == g.granted) {
                 continue; // every unit was used: the owner's record ends with the lease, nothing to give back

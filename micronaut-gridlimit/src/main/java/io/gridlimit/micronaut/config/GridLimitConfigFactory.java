@@ -123,6 +123,7 @@ public class GridLimitConfigFactory {
                     rules.add(rule);
                 }
             });
+            errors.addAll(context.getBean(LeaseProperties.class).problems());
             ClientIpSettings clientIp = NetworkSettings.clientIp(p.clientIp(), errors);
             HazelcastSettings hazelcast = NetworkSettings.hazelcast(p.hazelcast(), errors,
                     context.getProperty("micronaut.application.name", String.class).orElse(null));

@@ -17,6 +17,7 @@ import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.micronaut.config.HazelcastMode;
 import io.gridlimit.micronaut.config.HazelcastSettings;
+import io.gridlimit.micronaut.config.LeaseProperties;
 import io.gridlimit.time.TimeSource;
 import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Bean;

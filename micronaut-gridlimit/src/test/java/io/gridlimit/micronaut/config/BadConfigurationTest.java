@@ -29,7 +29,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 class BadConfigurationTest {
     /** A valid policy the route cases refer to. */
     private static final String DEMO = "gridlimit:\n  policies:\n    demo: {algorithm: fixed-window, limit: 5, window: 10s}\n";
-    static final int CASES = 105;
+    static final int CASES = 110;
 
     static Stream<Arguments> bad() {
         return Stream.of(
@@ -252,7 +252,18 @@ class BadConfigurationTest {
                 bad("route naming an unknown plan", DEMO + "  routes: [{pattern: /a, policy: demo, plan: tires}]",
                         "gridlimit.routes[0].plan: 'tires' names no plan under gridlimit.plans (known: none)"),
                 bad("misspelt plan header", DEMO + "  plans: {tiers: {headr: X-Plan, policies: {gold: demo}}}",
-                        "gridlimit.plans.tiers.headr: unknown property; did you mean gridlimit.plans.tiers.header?"));
+                        "gridlimit.plans.tiers.headr: unknown property; did you mean gridlimit.plans.tiers.header?"),
+                // quota leases (docs/SPEC.md §13)
+                bad("misspelt lease switch", "gridlimit: {leases: {enabeld: true}}",
+                        "gridlimit.leases.enabeld: unknown property; did you mean gridlimit.leases.enabled?"),
+                bad("lease life too long", "gridlimit: {leases: {enabled: true, max-life: 20s}}",
+                        "gridlimit.leases.max-life: '20s' is out of range [1ms, 10s]"),
+                bad("lease window of zero", "gridlimit: {leases: {window: 0ms}}",
+                        "gridlimit.leases.window: '0s' is out of range [1ms, 1s]"),
+                bad("lease share of one", "gridlimit: {leases: {capacity-share: 1}}",
+                        "gridlimit.leases.capacity-share: '1' is out of range [2, 1000000]"),
+                bad("lease switch that is no boolean", "gridlimit: {leases: {enabled: yes}}",
+                        "gridlimit.leases.enabled: 'yes' is not"));
     }
 
     private static Arguments bad(String name, String yaml, String message) {

@@ -26,7 +26,7 @@ import net.jqwik.api.Provide;
  * through an exact limiter of the same policy that sees only the admitted requests: it must admit each one. So the
  * admitted requests conform to the policy over every interval, whoever admitted them.
  */
-class LeasePropertiesTest {
+class LeaseNeverAboveTest {
     /** 2026-01-01T00:00:00Z. */
     private static final long T0 = 1_767_225_600_000_000_000L;
     private static final long MS = 1_000_000L;

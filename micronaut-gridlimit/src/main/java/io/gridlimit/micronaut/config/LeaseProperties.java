@@ -1,12 +1,12 @@
-package io.gridlimit.micronaut.grid;
+package io.gridlimit.micronaut.config;
 
-import io.gridlimit.grid.LeaseSettings;
 import io.micronaut.context.annotation.ConfigurationProperties;
-import io.micronaut.context.exceptions.ConfigurationException;
 import io.micronaut.core.bind.annotation.Bindable;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * {@code gridlimit.leases}, quota leases (docs/SPEC.md §13; README "Quota leases"): off by default.
@@ -25,26 +25,43 @@ public record LeaseProperties(@Bindable(defaultValue = "false") boolean enabled,
                               @Bindable(defaultValue = "8") @Min(1) @Max(1_000_000_000) long minUnits,
                               @Bindable(defaultValue = "10") @Min(2) @Max(1_000_000) long capacityShare,
                               @Bindable(defaultValue = "10000") @Min(1) @Max(10_000_000) int maxKeys) {
+    private static final long MIN_NANOS = 1_000_000L;
+    private static final long MAX_LIFE_NANOS = 10_000_000_000L;
+    private static final long MAX_WINDOW_NANOS = 1_000_000_000L;
+
     /**
      * The settings for the limiter.
      *
      * @return the settings, or null when leases are off
-     * @throws ConfigurationException if a duration is out of its range (the message names the property and value)
+     * @throws IllegalStateException if {@link #problems()} is not empty (boot refuses that first)
      */
-    public LeaseSettings settings() {
+    public io.gridlimit.grid.LeaseSettings settings() {
         if (!enabled) {
             return null;
         }
-        long lifeNanos = nanos("gridlimit.leases.max-life", maxLife, 1_000_000L, 10_000_000_000L);
-        long windowNanos = nanos("gridlimit.leases.window", window, 1_000_000L, 1_000_000_000L);
-        return new LeaseSettings(lifeNanos, windowNanos, minUnits, capacityShare, maxKeys);
+        if (!problems().isEmpty()) {
+            throw new IllegalStateException(String.join("; ", problems()));
+        }
+        return new io.gridlimit.grid.LeaseSettings(maxLife.toNanos(), window.toNanos(), minUnits, capacityShare,
+                maxKeys);
     }
 
-    private static long nanos(String property, Duration d, long min, long max) {
-        if (d.isNegative() || d.compareTo(Duration.ofNanos(max)) > 0 || d.toNanos() < min) {
-            throw new ConfigurationException(property + ": '" + d + "' is out of range [" + Duration.ofNanos(min)
-                    + ", " + Duration.ofNanos(max) + "]");
+    /**
+     * The durations out of range, checked at boot with the rest of the configuration ({@link GridLimitConfigFactory}).
+     *
+     * @return one message per bad value, naming the property and the value; empty when all is well
+     */
+    public List<String> problems() {
+        List<String> out = new ArrayList<>();
+        check(out, "gridlimit.leases.max-life", maxLife, MAX_LIFE_NANOS, "[1ms, 10s]");
+        check(out, "gridlimit.leases.window", window, MAX_WINDOW_NANOS, "[1ms, 1s]");
+        return out;
+    }
+
+    private static void check(List<String> out, String property, Duration d, long maxNanos, String range) {
+        if (d.isNegative() || d.compareTo(Duration.ofNanos(maxNanos)) > 0 || d.toNanos() < MIN_NANOS) {
+            out.add(property + ": '" + d.toString().substring(2).toLowerCase(java.util.Locale.ROOT)
+                    + "' is out of range " + range);
         }
-        return d.toNanos();
     }
 }
