@@ -13,6 +13,9 @@
 #      one invocation per key, embedded, members-3, client-3; excluded from pass 1) and BatchBackupCheck (the
 #      batch's backup holds every key's state)       -> batching.csv, batching-jmh.log, batching.md, batching-check.txt
 #   6. http.sh (wrk on /demo/hello, limiting on vs exempt)                       -> http.md
+#      then http-skewed.sh (issue 14: wrk on GET /hello of bench/http-app on Zipf client keys, s = 1.1 over
+#      100 000 addresses: bare, GridLimit without and with leases, Bucket4j's Hazelcast filter; builds and installs
+#      grid-core + gridlimit-micronaut into the local Maven repository, then bench/http-app) -> http-skewed.md
 #   7. skewed workloads (issue 14): SkewedBenchmark (uniform / hot / zipf, one member: GridLimit async with and
 #      without leases, Bucket4j sync, Redis Lua, in-process) and SkewedClusterBenchmark (zipf, members-3), same
 #      JMH settings as step 1
@@ -35,7 +38,8 @@
 #   mean nothing.
 # Steps 7 and 8 add about 11 minutes (15 embedded rows x ~28 s, 3 three-member rows x ~48 s, 3 accuracy runs
 #   x ~25 s); QUICK=1 shortens the accuracy runs to 3 s.
-# Whole run on 2 cores, estimated: about 59 minutes (throughput: 32 embedded rows x (24 s + ~4 s start-up) ~15 min,
+# http-skewed.sh adds about 7 minutes (its build ~1 min, 8 runs x (~8 s start-up + 20 s warm-up + 15 s)).
+# Whole run on 2 cores, estimated: about 66 minutes (throughput: 32 embedded rows x (24 s + ~4 s start-up) ~15 min,
 #   14 three-member rows x (24 s + ~11 s cluster formation + 10 s pre-warm-up + ~3 s) ~11 min; latency: 10 + 6 such
 #   rows with 12 s of iterations ~6.5 min; race and state size ~0.5 min; batching: 5 embedded rows x ~19 s + 10
 #   three-member rows x ~40 s ~8.5 min; http.sh ~4.5 min; skewed and accuracy ~11 min; build ~1.5 min);
@@ -109,6 +113,8 @@ java $flags -cp "$jar" io.gridlimit.bench.BatchBackupCheck 2> "$out/batching-che
 echo "uptime after batching: $(uptime)" >> "$out/machine.txt"
 bench/http.sh "$out" > /dev/null
 echo "uptime after http: $(uptime)" >> "$out/machine.txt"
+bench/http-skewed.sh "$out" > /dev/null
+echo "uptime after http-skewed: $(uptime)" >> "$out/machine.txt"
 rm -rf "$out/skewed"
 # shellcheck disable=SC2086 # opts is a list of JMH options
 java "-Dgridlimit.bench.out=$out/skewed" "-Dgridlimit.bench.clusterWarmupSeconds=$cluster_warmup" -jar "$jar" \
@@ -134,4 +140,4 @@ grep '^\[hot-key' "$out/jmh.log" > "$out/hotkey-admitted.txt" || true
 leftover="$(pgrep -f io.gridlimit.bench.BenchClusterMember || true)"
 [ -z "$leftover" ] || echo "WARNING: cluster member JVMs still running: $leftover" >> "$out/machine.txt"
 cat "$out/table.md" "$out/latency.md" "$out/race.md" "$out/state.md" "$out/batching.md" "$out/batching-check.txt" \
-  "$out/http.md" "$out/skewed.md" "$out/lease-accuracy-off.md" "$out"/lease-accuracy-on*.md "$out/machine.txt"
+  "$out/http.md" "$out/http-skewed.md" "$out/skewed.md" "$out/lease-accuracy-off.md" "$out"/lease-accuracy-on*.md "$out/machine.txt"

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# HTTP on Zipf keys (issue 14, item 4): GET /hello of bench/http-app (a Micronaut 4 application depending on the
+# gridlimit-micronaut library as a user's service does), driven by wrk on the same machine, in four modes run one
+# after the other, twice (bare, gridlimit, gridlimit-leases, bucket4j, then again):
+#   bare              the library's route exempt (gridlimit.exempt): the filter returns at once
+#   gridlimit         the library limits /hello: token bucket capacity 1 000, 1 000 per second, key client-ip;
+#                     one EntryProcessor on the embedded member per request (leases off, the default)
+#   gridlimit-leases  the same with gridlimit.leases.enabled: true (docs/SPEC.md §13, default window 50 ms, max-life
+#                     1 s, min-units 8, capacity-share 10): busy keys are decided in process from leased units
+#   bucket4j          the library's route exempt; Bucket4j 8.14.0's Hazelcast integration limits /hello in a
+#                     @ServerFilter of the app (Bucket4jFilter: one bucket per client IP, capacity 1 000 greedy
+#                     1 000/s, tryConsumeAndReturnRemaining(1) synchronously on Micronaut's blocking executor, 429)
+#   bucket4j-event-loop  (optional, MODES) the same Bucket4j filter called on the Netty event loop (no @ExecuteOn)
+# Every mode runs the same jar, the same embedded member (BenchGridFactory: the library's member config plus
+# Bucket4j's serializers) and the same requests: X-Forwarded-For from 127.0.0.1 (a trusted proxy) with client
+# addresses drawn from a Zipf distribution, s = 1.1 over 100 000 addresses (rank r -> 10.a.b.c with a.b.c = r in
+# base 256, rank 1 = 10.0.0.1), a fixed seeded sequence of 2^16 draws (seed 14) written to a Lua table that the wrk
+# script turns into ready-made requests in init() and walks cyclically (thread i starts at draw i * 2^15): the per
+# request Lua cost is one table read, the same in every mode. Besides requests/s and latency, the service's CPU time
+# per request is read from /proc (utime + stime over the measured run), and wrk's non-2xx count is the 429s.
+#   bench/http-skewed.sh [output-dir]      (default bench/results)
+# Builds first: `mvn -pl micronaut-gridlimit -am install` (grid-core, gridlimit-micronaut and the parent pom into
+# the local Maven repository, as README's orders-service step does), then `mvn -f bench/http-app/pom.xml package`.
+# MVN_ARGS adds Maven options to both (e.g. "-o -Dmaven.repo.local=/path"); SKIP_BUILD=1 uses the jar already built.
+# MODES overrides the modes (default "bare gridlimit gridlimit-leases bucket4j"; the ratios need bare and bucket4j).
+# WRK_OPTS overrides the measured load (default -t2 -c64 -d15s), WARMUP_SECONDS the warm-up (default 20).
+# PROFILE=<mode> records a JFR (settings=profile, jcmd JFR.start duration=15s as the measured run begins) of that
+# mode's first measured run to <output-dir>/http-skewed-<mode>.jfr (read it with bench/jfr-top.py). Prints a Markdown table and the ratios.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+suffix="${GRIDLIMIT_BUILD_SUFFIX:-}"
+jar="bench/http-app/target${suffix}/bench-http-app-0.1.0-SNAPSHOT.jar"
+out="${1:-bench/results}"
+wrk_opts="${WRK_OPTS:--t2 -c64 -d15s}"
+warmup="${WARMUP_SECONDS:-20}"
+profile="${PROFILE:-}"
+# shellcheck disable=SC2206 # a list of Maven options
+mvn_args=(${MVN_ARGS:-})
+# shellcheck disable=SC2206 # a list of modes
+modes=(${MODES:-bare gridlimit gridlimit-leases bucket4j})
+mkdir -p "$out"
+out_abs="$(cd "$out" && pwd)"
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  mvn -q -B -DskipTests "-Dgridlimit.buildSuffix=${suffix}" "${mvn_args[@]}" -pl micronaut-gridlimit -am install
+  mvn -q -B -DskipTests "-Dgridlimit.buildSuffix=${suffix}" "${mvn_args[@]}" -f bench/http-app/pom.xml package
+fi
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+ticks_per_second="$(getconf CLK_TCK)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# one file per mode on top of the app's application.yml (policy bench-skewed on GET /hello, key client-ip)
+cat > "$work/bare.yml" <<'YML'
+gridlimit:
+  exempt: [/health/**, /hello]
+YML
+cat > "$work/gridlimit.yml" <<'YML'
+gridlimit:
+  leases:
+    enabled: false
+YML
+cat > "$work/gridlimit-leases.yml" <<'YML'
+gridlimit:
+  leases:
+    enabled: true
+YML
+cat > "$work/bucket4j.yml" <<'YML'
+gridlimit:
+  exempt: [/health/**, /hello]
+bench:
+  bucket4j:
+    enabled: true
+    thread: blocking
+YML
+cat > "$work/bucket4j-event-loop.yml" <<'YML'
+gridlimit:
+  exempt: [/health/**, /hello]
+bench:
+  bucket4j:
+    enabled: true
+    thread: event-loop
+YML
+
+# the Zipf trace: 2^16 seeded draws over 100 000 ranks, P(rank k) proportional to k^-1.1 (inverse CDF by bisection)
+python3 - "$work/zipf-addresses.lua" "$out/http-skewed-keys.txt" <<'PY'
+import bisect, collections, itertools, random, sys
+N, S, COUNT, SEED = 100_000, 1.1, 1 << 16, 14
+cumulative = list(itertools.accumulate(k ** -S for k in range(1, N + 1)))
+rng = random.Random(SEED)
+ranks = [min(N, 1 + bisect.bisect_left(cumulative, rng.random() * cumulative[-1])) for _ in range(COUNT)]
+address = lambda r: "10.%d.%d.%d" % (r >> 16, (r >> 8) & 255, r & 255)
+with open(sys.argv[1], "w") as f:
+    f.write("return {\n")
+    for r in ranks:
+        f.write('"%s",\n' % address(r))
+    f.write("}\n")
+counts = collections.Counter(ranks)
+with open(sys.argv[2], "w") as f:
+    f.write("Zipf trace: s = %s over %d addresses, %d draws, seed %d: %d distinct addresses\n"
+            % (S, N, COUNT, SEED, len(counts)))
+    for rank, n in sorted(counts.items())[:5]:
+        f.write("  rank %d (%s): %d draws (%.2f%%)\n" % (rank, address(rank), n, 100.0 * n / COUNT))
+    top10 = sum(n for r, n in counts.items() if r <= 10)
+    f.write("  ranks 1-10: %.1f%% of the draws\n" % (100.0 * top10 / COUNT))
+PY
+cat > "$work/zipf.lua" <<LUA
+local addresses = dofile("$work/zipf-addresses.lua")
+local n = #addresses
+local threads = 0
+function setup(thread)
+  thread:set("offset", threads * 32768)
+  threads = threads + 1
+end
+local requests = {}
+local i = 0
+function init(args)
+  for k = 1, n do
+    requests[k] = wrk.format(nil, nil, {["X-Forwarded-For"] = addresses[k]})
+  end
+  i = (offset or 0) % n
+end
+function request()
+  i = i % n + 1
+  return requests[i]
+end
+LUA
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+profiled=""
+run() { # $1 = a mode
+  local mode="$1" http hz pid record=""
+  http="$(free_port)"; hz="$(free_port)"
+  if [ "$mode" = "$profile" ] && [ -z "$profiled" ]; then profiled=1; record=1; fi
+  MICRONAUT_SERVER_PORT="$http" GRIDLIMIT_HAZELCAST_PORT="$hz" GRIDLIMIT_HAZELCAST_CLUSTER_NAME="bench-http-skewed-$$-$RANDOM" \
+    GRIDLIMIT_HAZELCAST_MEMBERS="127.0.0.1:$hz" MICRONAUT_CONFIG_FILES="$work/$mode.yml" \
+    java -jar "$jar" > "$work/$mode-$http.log" 2>&1 &
+  pid=$!
+  local code=000
+  for _ in $(seq 1 240); do
+    code="$(curl -s -o /dev/null -w '%{http_code}' -H 'X-Forwarded-For: 10.0.0.1' "http://127.0.0.1:$http/hello" || true)"
+    [ "$code" = 200 ] && break
+    sleep 0.5
+  done
+  curl -fsi -H 'X-Forwarded-For: 10.0.0.1' "http://127.0.0.1:$http/hello" > "$work/$mode.headers" \
+    || { kill "$pid"; cat "$work/$mode-$http.log"; exit 1; }
+  wrk -t2 -c64 "-d${warmup}s" -s "$work/zipf.lua" "http://127.0.0.1:$http/hello" > /dev/null
+  local before after
+  if [ -n "$record" ]; then
+    jcmd "$pid" JFR.start duration=15s settings=profile "filename=$out_abs/http-skewed-$mode.jfr" > /dev/null
+  fi
+  before="$(cpu_ticks "$pid")"
+  # shellcheck disable=SC2086 # a list of wrk options
+  wrk $wrk_opts --latency -s "$work/zipf.lua" "http://127.0.0.1:$http/hello" > "$work/$mode.wrk"
+  after="$(cpu_ticks "$pid")"
+  if [ -n "$record" ]; then sleep 2; fi # the recording ends 15 s after it began
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  local rps p50 p99 non2xx requests cpu_us
+  rps="$(awk '/^Requests\/sec/ {print $2}' "$work/$mode.wrk")"
+  p50="$(awk '$1=="50%" {print $2}' "$work/$mode.wrk")"
+  p99="$(awk '$1=="99%" {print $2}' "$work/$mode.wrk")"
+  non2xx="$(awk '/Non-2xx/ {print $NF}' "$work/$mode.wrk")"
+  requests="$(awk '/requests in/ {print $1}' "$work/$mode.wrk")"
+  cpu_us="$(awk -v t="$((after - before))" -v hz="$ticks_per_second" -v n="$requests" 'BEGIN {printf "%.1f", t * 1e6 / hz / n}')"
+  echo "$mode $rps $p50 $p99 ${non2xx:-0} $requests $cpu_us" >> "$work/rows"
+  { echo "== $mode"; cat "$work/$mode.wrk"; } >> "$out/http-skewed-wrk.log"
+}
+
+: > "$out/http-skewed-wrk.log"
+echo "uptime before: $(uptime)" > "$out/http-skewed-machine.txt"
+for mode in "${modes[@]}" "${modes[@]}"; do run "$mode"; done
+echo "uptime after: $(uptime)" >> "$out/http-skewed-machine.txt"
+{
+  for mode in "${modes[@]}"; do
+    echo "$mode, first response headers:"; grep -i '^ratelimit\|^x-ratelimit\|^retry-after' "$work/$mode.headers" || echo "(none)"
+  done
+} >> "$out/http-skewed-machine.txt"
+{
+  echo "| GET /hello, Zipf keys | run | requests/s | p50 | p99 | 429 (non-2xx) | share limited | service CPU per request (µs) |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+  awk '{n[$1]++; printf "| %s | %d | %s | %s | %s | %s | %.1f%% | %s |\n", $1, n[$1], $2, $3, $4, $5, 100 * $5 / $6, $7}' "$work/rows"
+  echo
+  echo "| mode | mean requests/s | mean CPU µs per request | ÷ bare (requests/s) | limiting costs | CPU − bare (µs) | ÷ bucket4j (requests/s) | CPU ÷ bucket4j |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+  awk -v modes="${modes[*]}" '{s[$1]+=$2; c[$1]+=$7; n[$1]++} END {
+       count = split(modes, order, " ");
+       bare=s["bare"]/n["bare"]; cbare=c["bare"]/n["bare"]; b4j=s["bucket4j"]/n["bucket4j"]; cb4j=c["bucket4j"]/n["bucket4j"];
+       for (i = 1; i <= count; i++) { m=order[i]; r=s[m]/n[m]; cpu=c[m]/n[m];
+         printf "| %s | %.0f | %.1f | %.2f | %.0f%% | %+.1f | %.2f | %.2f |\n", m, r, cpu, r/bare, 100*(1-r/bare), cpu-cbare, r/b4j, cpu/cb4j }
+       }' "$work/rows"
+} | tee "$out/http-skewed.md"
+cat "$out/http-skewed-keys.txt" "$out/http-skewed-machine.txt"
