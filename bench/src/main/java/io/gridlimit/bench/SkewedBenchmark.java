@@ -141,6 +141,10 @@ public class SkewedBenchmark {
             latency.awaitQuiet(AsyncLatency.QUIET_WAIT_MILLIS);
         }
         if (limiter != null) {
+            if (limiter.leaseStats() != null) {
+                // what the leases did over the whole trial (warm-up included), for bench/README.md
+                System.out.println("[leases " + workload + "] " + limiter.leaseStats());
+            }
             limiter.close();
             limiter = null;
         }

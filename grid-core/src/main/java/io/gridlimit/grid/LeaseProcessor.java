@@ -14,6 +14,7 @@ import io.gridlimit.algorithm.RateLimitAlgorithms;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
+import io.gridlimit.api.Reservation;
 import io.gridlimit.time.TimeSource;
 import java.io.IOException;
 import java.security.SecureRandom;
@@ -32,7 +33,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Wire form (class id {@link SerializationIds#LEASE_PROCESSOR}, sent only when every member advertises
  * {@link WireFormat#LEASES_ATTRIBUTE}): the format byte ({@link WireFormat#CURRENT}), the policy
  * ({@link PolicyCodec} in that format), cost, units, durationNanos, holderHigh, holderLow (longs), reserve
- * (boolean), the catalog version (long, 0 when not from the catalog). Not thread-safe: one instance per
+ * (boolean), the catalog version (long, 0 when not from the catalog), the count of used-up leases closed (int) and
+ * per one its reservation ({@link Reservation#toBytes()}, byte array) and actual (long). Not thread-safe: one instance per
  * invocation.
  */
 final class LeaseProcessor
@@ -48,6 +50,12 @@ final class LeaseProcessor
     private long holderLow;
     private boolean reserve;
     private long policyVersion;
+    /** Used-up leases of this holder on this key, settled before the grant (their units stop counting as out). */
+    private Reservation[] closes = NO_CLOSES;
+    private long[] closeActuals = new long[0];
+    private static final Reservation[] NO_CLOSES = new Reservation[0];
+    /** Most used-up leases one request closes. */
+    static final int MAX_CLOSES = 64;
 
     private transient HazelcastInstance instance;
     private transient TimeSource timeSource;
@@ -80,6 +88,24 @@ final class LeaseProcessor
     }
 
     /**
+     * Closes this holder's used-up leases of the key before the grant: each is settled to its actual (docs/SPEC.md
+     * §13), so that its units no longer cap the bands.
+     *
+     * @param leases the leases' reservations, at most {@link #MAX_CLOSES}; not copied
+     * @param actuals the units each used, in [0, 10^15]
+     * @return this processor
+     */
+    LeaseProcessor closing(Reservation[] leases, long[] actuals) {
+        if (leases.length != actuals.length || leases.length > MAX_CLOSES) {
+            throw new IllegalArgumentException("closes: " + leases.length + " leases, " + actuals.length
+                    + " actuals, at most " + MAX_CLOSES);
+        }
+        this.closes = leases;
+        this.closeActuals = actuals;
+        return this;
+    }
+
+    /**
      * Uses this time source instead of the member's: for tests on a plain entry without a cluster.
      *
      * @param source the time source
@@ -101,12 +127,23 @@ final class LeaseProcessor
         TimeSource source = timeSource != null ? timeSource : GridLimitHazelcast.timeSourceOf(instance);
         long nowNanos = source.nowNanos();
         OwnerPolicy.Resolved owner = OwnerPolicy.resolve(instance, policy, policyVersion, entry.getValue(), nowNanos);
-        LeaseGrant grant = RateLimitAlgorithms.lease(owner.state(), owner.policy(), entry.getKey(), cost, units,
+        LimiterState state = owner.state();
+        boolean changed = owner.carried();
+        for (int i = 0; i < closes.length; i++) {
+            // a forged, unknown or settled close changes nothing, as any settle (SPEC §10)
+            io.gridlimit.algorithm.SettleOutcome closed = RateLimitAlgorithms.settle(state, owner.policy(),
+                    entry.getKey(), closes[i], closeActuals[i], nowNanos);
+            if (closed.write()) {
+                state = closed.state();
+                changed = true;
+            }
+        }
+        LeaseGrant grant = RateLimitAlgorithms.lease(state, owner.policy(), entry.getKey(), cost, units,
                 durationNanos, holderHigh, holderLow, reserve, nowNanos, RANDOM);
         if (grant.outcome().write()) {
             store(entry, grant.outcome().state(), grant.outcome().ttlNanos());
-        } else if (owner.carried() && owner.state() != null) {
-            store(entry, owner.state(), CarryOver.nanosUntilFresh(owner.state(), owner.policy(), nowNanos));
+        } else if (changed && state != null) {
+            store(entry, state, CarryOver.nanosUntilFresh(state, owner.policy(), nowNanos));
         }
         Decision d = grant.outcome().decision().withPolicyVersion(owner.version());
         return new LeaseResult(d, grant.grantedUnits(), grant.leaseEndNanos(), nowNanos);
@@ -140,6 +177,11 @@ final class LeaseProcessor
         out.writeLong(holderLow);
         out.writeBoolean(reserve);
         out.writeLong(policyVersion);
+        out.writeInt(closes.length);
+        for (int i = 0; i < closes.length; i++) {
+            out.writeByteArray(closes[i].toBytes());
+            out.writeLong(closeActuals[i]);
+        }
     }
 
     @Override
@@ -161,6 +203,20 @@ final class LeaseProcessor
             throw new IOException("lease request out of range: units " + units + ", cost " + cost
                     + ", durationNanos " + durationNanos + ", policy version " + policyVersion);
         }
+        int n = in.readInt();
+        if (n < 0 || n > MAX_CLOSES) {
+            throw new IOException("lease closes out of range: " + n);
+        }
+        closes = new Reservation[n];
+        closeActuals = new long[n];
+        try {
+            for (int i = 0; i < n; i++) {
+                closes[i] = Reservation.fromBytes(in.readByteArray());
+                closeActuals[i] = RateLimiter.checkActual(in.readLong());
+            }
+        } catch (IllegalArgumentException e) {
+            throw new IOException("unreadable lease close: " + e.getMessage());
+        }
     }
 
     @Override
@@ -175,6 +231,7 @@ final class LeaseProcessor
 
     @Override
     public String toString() {
-        return "LeaseProcessor{" + policy.name() + " cost=" + cost + " units=" + units + "}";
+        return "LeaseProcessor{" + policy.name() + " cost=" + cost + " units=" + units
+                + (closes.length == 0 ? "" : " closes=" + closes.length) + "}";
     }
 }

@@ -13,9 +13,10 @@ package io.gridlimit.grid;
  * @param giveBacks give-backs sent at a grant's end
  * @param localSettles settles and give-backs of reservations taken from a grant, applied to it
  * @param lateLocalSettles such settles that came after the grant ended (their reserved cost stood, a charge was lost)
+ * @param closedEarly used-up grants closed with a later lease request (their units no longer capping the owner)
  * @param trackedKeys (policy, key) pairs tracked now
  */
 public record LeaseStats(long asked, long granted, long grantedUnits, long unusedUnits, long leasedDecisions,
                          long localDenials, long giveBacks, long localSettles, long lateLocalSettles,
-                         long trackedKeys) {
+                         long closedEarly, long trackedKeys) {
 }

@@ -149,6 +149,8 @@ final class LocalLeases implements AutoCloseable {
         long nextSub;
         boolean closed;
         long retiredTicks;
+        /** The units used when the grant was closed with a lease request. */
+        long closedUsed;
         /** Settled local reservations: sequence number to actual cost. */
         Map<Long, Long> settledSubs;
 
@@ -181,7 +183,10 @@ final class LocalLeases implements AutoCloseable {
         long unitsThisWindow;
         long unitsLastWindow;
         long lastUsedTicks;
+        /** Grants with units left (at most {@link #MAX_GRANTS_PER_KEY}), scanned by each request. */
         final List<Grant> grants = new ArrayList<>(2);
+        /** Used-up grants waiting for their end (a reservation taken from one may still come back), swept. */
+        final List<Grant> spent = new ArrayList<>(2);
         CompletableFuture<Void> asking;
         /** The owner's last denial, read without the lock on the fast path; written under it. */
         volatile Denial denial;
@@ -237,6 +242,7 @@ final class LocalLeases implements AutoCloseable {
         Decision local;
         CompletableFuture<Void> wait = null;
         long askUnits = 0;
+        List<Grant> closing = null;
         List<Grant> ended = new ArrayList<>(0);
         synchronized (e) {
             if (e.forgotten) {
@@ -245,20 +251,23 @@ final class LocalLeases implements AutoCloseable {
             }
             if (e.policy != policy && (e.policy == null || !e.policy.equals(policy)) || e.policyVersion != version) {
                 ended.addAll(e.grants); // a policy change ends the grants (SPEC §13)
+                ended.addAll(e.spent);
                 e.grants.clear();
+                e.spent.clear();
                 e.denial = null;
                 e.policy = policy;
                 e.policyVersion = version;
             }
             observe(e, cost, nowTicks);
-            retireEnded(e, nowTicks, ended);
+            retireEnded(e.grants, nowTicks, ended);
             local = takeLocal(e, cost, nowTicks, reserve);
             if (local == null && e.asking != null) {
                 wait = e.asking;
-            } else if (local == null && wantsLease(e, cost) && withUnitsLeft(e) < MAX_GRANTS_PER_KEY
-                    && e.grants.size() < MAX_KEPT_GRANTS_PER_KEY) {
+            } else if (local == null && wantsLease(e, cost) && e.grants.size() < MAX_GRANTS_PER_KEY
+                    && e.grants.size() + e.spent.size() < MAX_KEPT_GRANTS_PER_KEY) {
                 askUnits = Math.min(shareUnits, Math.max(2 * cost, Math.max(e.unitsLastWindow, e.unitsThisWindow)));
                 e.asking = new CompletableFuture<>();
+                closing = closeSpent(e, nowTicks);
             }
         }
         settleAll(ended);
@@ -275,7 +284,7 @@ final class LocalLeases implements AutoCloseable {
             return out;
         }
         if (askUnits > 0) {
-            return ask(e, policy, version, key, cost, askUnits, nowTicks, executor, reserve);
+            return ask(e, policy, version, key, cost, askUnits, nowTicks, executor, reserve, closing);
         }
         return remote(policy, key, cost, executor, reserve, e);
     }
@@ -332,7 +341,16 @@ final class LocalLeases implements AutoCloseable {
             if (!g.closed) {
                 g.left += cost;
                 g.used -= cost;
+                respend(g);
             }
+        }
+    }
+
+    /** A used-up grant that got units back is spent again while its entry has room; under the entry's lock. */
+    private static void respend(Grant g) {
+        Entry e = g.owner;
+        if (g.left > 0 && e.grants.size() < MAX_GRANTS_PER_KEY && e.spent.remove(g)) {
+            e.grants.add(g);
         }
     }
 
@@ -378,25 +396,42 @@ final class LocalLeases implements AutoCloseable {
         e.lastUsedTicks = nowTicks;
     }
 
-    private static int withUnitsLeft(Entry e) {
-        int n = 0;
-        for (Grant g : e.grants) {
-            n += g.left > 0 ? 1 : 0;
-        }
-        return n;
-    }
-
     private boolean wantsLease(Entry e, long cost) {
         long seen = Math.max(e.unitsLastWindow, e.unitsThisWindow);
         return seen >= settings.minUnits() && seen >= 2 * cost;
     }
 
-    /** Grants past their spend time leave the entry for {@code ended}; the caller settles them outside the lock. */
-    private void retireEnded(Entry e, long nowTicks, List<Grant> ended) {
-        for (int i = e.grants.size() - 1; i >= 0; i--) {
-            Grant g = e.grants.get(i);
+    /**
+     * Closes the entry's used-up grants (no unit left) to be settled with the next lease request: on the owner their
+     * units then stop counting as out on lease, so the bucket refills behind them (SPEC §13). A reservation taken
+     * from one that comes back later answers {@code EXPIRED}, its cost standing. Under the entry's lock.
+     *
+     * @return the grants closed, at most {@link LeaseProcessor#MAX_CLOSES}
+     */
+    private List<Grant> closeSpent(Entry e, long nowTicks) {
+        List<Grant> out = new ArrayList<>(e.spent.size());
+        for (int i = e.spent.size() - 1; i >= 0 && out.size() < LeaseProcessor.MAX_CLOSES; i--) {
+            Grant g = e.spent.get(i);
+            if (g.left == 0 && !g.closed) {
+                e.spent.remove(i);
+                g.closed = true;
+                g.retiredTicks = nowTicks;
+                g.closedUsed = g.used;
+                if (g.nextSub == 0) {
+                    grants.remove(g.token, g);
+                }
+                out.add(g);
+            }
+        }
+        return out;
+    }
+
+    /** Grants of {@code list} past their spend time leave it for {@code ended}; the caller settles them unlocked. */
+    private static void retireEnded(List<Grant> list, long nowTicks, List<Grant> ended) {
+        for (int i = list.size() - 1; i >= 0; i--) {
+            Grant g = list.get(i);
             if (nowTicks - g.spendUntilTicks >= 0) {
-                e.grants.remove(i);
+                list.remove(i);
                 ended.add(g);
             }
         }
@@ -411,6 +446,10 @@ final class LocalLeases implements AutoCloseable {
                 g.used += cost;
                 counters.leased.increment();
                 e.lastTaken = g;
+                if (g.left == 0) {
+                    e.grants.remove(i);
+                    e.spent.add(g);
+                }
                 return leased(g, cost, nowTicks, reserve);
             }
         }
@@ -448,11 +487,21 @@ final class LocalLeases implements AutoCloseable {
     }
 
     private CompletionStage<Decision> ask(Entry e, Policy policy, long version, String key, long cost, long units,
-                                          long askedTicks, Executor executor, boolean reserve) {
+                                          long askedTicks, Executor executor, boolean reserve, List<Grant> closing) {
         counters.asked.increment();
         CompletableFuture<Decision> out = async.newStage();
         LeaseProcessor processor = new LeaseProcessor(policy, cost, units, lifeNanos(), holderHigh, holderLow,
                 reserve, version);
+        if (!closing.isEmpty()) {
+            Reservation[] leases = new Reservation[closing.size()];
+            long[] actuals = new long[closing.size()];
+            for (int i = 0; i < leases.length; i++) {
+                leases[i] = closing.get(i).lease;
+                actuals[i] = closing.get(i).closedUsed;
+            }
+            processor.closing(leases, actuals);
+            counters.closedEarly.add(leases.length);
+        }
         try {
             maps.get(policy).async().submit(key, processor, LeaseResult.class, async.callbacks(),
                     (result, failure) -> answered(e, policy, version, cost, askedTicks, reserve, result, failure,
@@ -497,7 +546,7 @@ final class LocalLeases implements AutoCloseable {
                         answer = leased(g, cost, askedTicks, reserve);
                         ended.add(g);
                     } else {
-                        e.grants.add(g);
+                        (g.left > 0 ? e.grants : e.spent).add(g);
                         answer = leased(g, cost, ticker.getAsLong(), reserve);
                     }
                     undo = () -> undo(g, cost);
@@ -614,6 +663,7 @@ final class LocalLeases implements AutoCloseable {
             if (actual < c) {
                 g.left += c - actual;
                 g.used -= c - actual;
+                respend(g);
             } else if (actual > c) {
                 long extra = actual - c;
                 g.left -= Math.min(g.left, extra);
@@ -634,8 +684,9 @@ final class LocalLeases implements AutoCloseable {
         List<Grant> ended = new ArrayList<>();
         for (Entry e : entries.values()) {
             synchronized (e) {
-                retireEnded(e, nowTicks, ended);
-                if (e.grants.isEmpty() && e.asking == null && nowTicks - e.lastUsedTicks > 2 * settings.windowNanos()
+                retireEnded(e.grants, nowTicks, ended);
+                retireEnded(e.spent, nowTicks, ended);
+                if (e.grants.isEmpty() && e.spent.isEmpty() && e.asking == null && nowTicks - e.lastUsedTicks > 2 * settings.windowNanos()
                         && (e.denial == null || e.denial.untilTicks() - nowTicks <= 0)) {
                     e.forgotten = true;
                     entries.remove(e.slot, e);
@@ -702,7 +753,9 @@ final class LocalLeases implements AutoCloseable {
         for (Entry e : entries.values()) {
             synchronized (e) {
                 all.addAll(e.grants);
+                all.addAll(e.spent);
                 e.grants.clear();
+                e.spent.clear();
             }
         }
         try {
@@ -725,6 +778,7 @@ final class LocalLeases implements AutoCloseable {
         final java.util.concurrent.atomic.LongAdder giveBacks = new java.util.concurrent.atomic.LongAdder();
         final java.util.concurrent.atomic.LongAdder localSettles = new java.util.concurrent.atomic.LongAdder();
         final java.util.concurrent.atomic.LongAdder lateLocalSettles = new java.util.concurrent.atomic.LongAdder();
+        final java.util.concurrent.atomic.LongAdder closedEarly = new java.util.concurrent.atomic.LongAdder();
     }
 
     /** @return the counters as one value */
@@ -732,6 +786,6 @@ final class LocalLeases implements AutoCloseable {
         LeaseCounters c = counters;
         return new LeaseStats(c.asked.sum(), c.granted.sum(), c.grantedUnits.sum(), c.unusedUnits.sum(),
                 c.leased.sum(), c.deniedLocally.sum(), c.giveBacks.sum(), c.localSettles.sum(),
-                c.lateLocalSettles.sum(), entries.size());
+                c.lateLocalSettles.sum(), c.closedEarly.sum(), entries.size());
     }
 }

@@ -93,6 +93,10 @@ class LeaseGridTest {
         // 7 + 8 + 16 + 32 + 64 + 100 × 8 + ... : a few dozen lease requests, not 1000 decisions
         assertThat(leases).isBetween(5L, 40L);
         assertThat(a.leases().counters().deniedLocally.sum()).isGreaterThan(900);
+        // each used-up grant was closed with the next lease request: the owner does not count its units as out
+        assertThat(a.leases().counters().closedEarly.sum()).isGreaterThanOrEqualTo(leases - 2);
+        LimiterState state = stored(policy, "hot");
+        assertThat(state instanceof ReservedState r ? r.leaseCount() : 0).isLessThanOrEqualTo(1);
     }
 
     @Test
@@ -147,14 +151,14 @@ class LeaseGridTest {
         assertThat(available(policy, "k")).isEqualTo(985); // 7 decided one by one, a lease of 8 out
         // the holder dies without a give-back
         client.getLifecycleService().terminate();
-        // the lease lives two sizing windows (100 ms). 50 ms later the bucket would be full again (985 + 50)
+        // the lease lives two sizing windows (1 s). 500 ms later the bucket would be full again (985 + 500)
         // without the cap; with it, 1000 − 8 at most
-        cluster.setNanos(T0 + 50_000_000L);
+        cluster.setNanos(T0 + 500_000_000L);
         assertThat(available(policy, "k")).isEqualTo(992);
-        // the lease ends at T0 + 100 ms with its units consumed; refill resumes from there
-        cluster.setNanos(T0 + 100_000_000L);
+        // the lease ends at T0 + 1 s with its units consumed; refill resumes from there
+        cluster.setNanos(T0 + 1_000_000_000L);
         assertThat(available(policy, "k")).isEqualTo(992);
-        cluster.setNanos(T0 + 105_000_000L);
+        cluster.setNanos(T0 + 1_005_000_000L);
         assertThat(available(policy, "k")).isEqualTo(997);
     }
 

@@ -89,6 +89,11 @@ class SerializationRoundTripTest {
         LeaseProcessor p = roundTrip(new LeaseProcessor(policy, 2, 64, 1_000_000_000L, -5L, 6L, true, 3));
         assertThat(p.getClassId()).isEqualTo(24);
         assertThat(p.toString()).isEqualTo("LeaseProcessor{api cost=2 units=64}");
+        Reservation used = new Reservation("api", "user:1", 7, 2, GridTestSupport.T0, GridTestSupport.T0 + 5, 10,
+                List.of(Reservation.BandShape.of(policy.bands().get(0))), new byte[Reservation.MAC_BYTES]);
+        assertThat(roundTrip(new LeaseProcessor(policy, 1, 8, 1_000_000_000L, 1, 2, false, 0)
+                .closing(new Reservation[] {used}, new long[] {10})).toString())
+                .isEqualTo("LeaseProcessor{api cost=1 units=8 closes=1}");
         Reservation r = new Reservation("api", "user:1", 7, 3, GridTestSupport.T0, GridTestSupport.T0 + 5, 64,
                 List.of(Reservation.BandShape.of(policy.bands().get(0))), new byte[Reservation.MAC_BYTES]);
         Decision granted = new Decision(true, 1000, 936, 64_000_000L, Decision.NO_RETRY, null, r).withPolicyVersion(3);

@@ -21,7 +21,7 @@ import java.util.List;
 @ConfigurationProperties("gridlimit.leases")
 public record LeaseProperties(@Bindable(defaultValue = "false") boolean enabled,
                               @Bindable(defaultValue = "1s") Duration maxLife,
-                              @Bindable(defaultValue = "50ms") Duration window,
+                              @Bindable(defaultValue = "500ms") Duration window,
                               @Bindable(defaultValue = "8") @Min(1) @Max(1_000_000_000) long minUnits,
                               @Bindable(defaultValue = "10") @Min(2) @Max(1_000_000) long capacityShare,
                               @Bindable(defaultValue = "10000") @Min(1) @Max(10_000_000) int maxKeys) {
