@@ -205,6 +205,17 @@ final class Reservations {
         int lease = Leases.openLease(s, r.id());
         if (lease >= 0) {
             s = Leases.without(s, lease);
+            if (actual == r.cost()) {
+                // a lease used up: its record goes, nothing comes back, and no settle record is kept (a repeat finds
+                // no open lease and settles a − c = 0, which changes nothing either)
+                long ttlNanos = Math.max(0, s.holdUntilNanos() - nowNanos);
+                for (Band band : policy.bands()) {
+                    ttlNanos = Math.max(ttlNanos, Composite.nanosUntilFresh(Composite.bandState(s.inner(), policy,
+                            band), band, nowNanos));
+                }
+                return new SettleOutcome(new Settlement(Settlement.Status.SETTLED, actual, 0, false), true, s,
+                        ttlNanos);
+            }
         }
         LimiterState inner = s.inner();
         long excess = 0;
