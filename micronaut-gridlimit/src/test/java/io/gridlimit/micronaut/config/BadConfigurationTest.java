@@ -262,8 +262,8 @@ class BadConfigurationTest {
                         "gridlimit.leases.window: '0s' is out of range [1ms, 1s]"),
                 bad("lease share of one", "gridlimit: {leases: {capacity-share: 1}}",
                         "gridlimit.leases.capacity-share: '1' is out of range [2, 1000000]"),
-                bad("lease switch that is no boolean", "gridlimit: {leases: {enabled: yes}}",
-                        "gridlimit.leases.enabled: 'yes' is not"));
+                bad("lease switch that is no boolean", "gridlimit: {leases: {enabled: maybe}}",
+                        "gridlimit.leases.enabled: 'maybe' is not true or false"));
     }
 
     private static Arguments bad(String name, String yaml, String message) {
