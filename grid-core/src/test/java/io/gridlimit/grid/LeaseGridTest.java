@@ -67,7 +67,7 @@ class LeaseGridTest {
 
     /** The most one request could take now, by the owner's own (exact) decisions: probes that are never admitted. */
     private long available(Policy policy, String key) {
-        Decision probe = plain.tryAcquire(policy, key, 1000);
+        Decision probe = plain.tryAcquire(policy, key, policy.bands().get(0).capacity());
         if (probe.allowed()) {
             throw new AssertionError("probe admitted: " + probe);
         }
@@ -140,7 +140,10 @@ class LeaseGridTest {
     @Test
     void aHolderThatNeverGivesBackLeavesItsUnitsConsumedUntilTheEnd() {
         cluster.setNanos(T0);
-        Policy policy = freshPolicy();
+        // capacity 100 refilling 20 a second (one token per 50 ms): a hold of 5 s, so the state outlives this test
+        // in real time (Hazelcast's expiry), and a lease of at most 10 units
+        String name = "lease" + (++policies);
+        Policy policy = Policy.builder(name).single(Band.tokenBucket(name, 100, 20, Duration.ofSeconds(1))).build();
         HazelcastInstance client = cluster.startClient();
         AtomicLong ticks = new AtomicLong(0);
         HazelcastRateLimiter holder = HazelcastRateLimiter.builder(client).leases(true).leaseTicker(ticks::get)
@@ -148,18 +151,18 @@ class LeaseGridTest {
         for (int i = 0; i < 8; i++) {
             ask(holder, policy, "k");
         }
-        assertThat(available(policy, "k")).isEqualTo(985); // 7 decided one by one, a lease of 8 out
+        assertThat(available(policy, "k")).isEqualTo(85); // 7 decided one by one, a lease of 8 out
         // the holder dies without a give-back
         client.getLifecycleService().terminate();
-        // the lease lives two sizing windows (1 s). 500 ms later the bucket would be full again (985 + 500)
-        // without the cap; with it, 1000 − 8 at most
+        // the lease lives two sizing windows (1 s). 500 ms later the bucket would hold 85 + 10 = 95 without the
+        // cap; with it, 100 − 8 at most
         cluster.setNanos(T0 + 500_000_000L);
-        assertThat(available(policy, "k")).isEqualTo(992);
+        assertThat(available(policy, "k")).isEqualTo(92);
         // the lease ends at T0 + 1 s with its units consumed; refill resumes from there
         cluster.setNanos(T0 + 1_000_000_000L);
-        assertThat(available(policy, "k")).isEqualTo(992);
-        cluster.setNanos(T0 + 1_005_000_000L);
-        assertThat(available(policy, "k")).isEqualTo(997);
+        assertThat(available(policy, "k")).isEqualTo(92);
+        cluster.setNanos(T0 + 1_100_000_000L);
+        assertThat(available(policy, "k")).isEqualTo(94);
     }
 
     @Test
