@@ -144,7 +144,9 @@ final class Coalescer {
             // the next batch leaves before this one's callers run, so their callbacks never delay it
             Waiter[] next = drain(slotKey);
             if (next != null) {
-                send(slotKey, next);
+                // from the callback pool: this callback may run on Hazelcast's response thread (a caller's executor
+                // that runs tasks inline, or an event loop that refused the task), which must not send
+                Futures.runOn(callbacks, () -> send(slotKey, next));
             }
             Throwable error = failure != null ? Futures.unwrap(failure)
                     : decisions == null || decisions.length != batch.length

@@ -222,7 +222,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         RateLimiter.checkActual(actual);
         checkOpen();
         if (leases != null && leases.isLocal(reservation)) {
-            return java.util.concurrent.CompletableFuture.completedFuture(leases.settle(reservation, actual));
+            return leases.settle(reservation, actual);
         }
         return async.settle(policy, reservation, actual);
     }
@@ -239,7 +239,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         RateLimiter.checkActual(actual);
         checkOpen();
         if (leases != null && leases.isLocal(reservation)) {
-            return leases.settle(reservation, actual);
+            return leases.settle(reservation, actual).toCompletableFuture().join();
         }
         return map(policy).map().executeOnKey(reservation.key(), new SettleProcessor(policy, reservation, actual))
                 .settlement();
@@ -257,7 +257,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         RateLimiter.checkReservation(policy, reservation);
         checkOpen();
         if (leases != null && leases.isLocal(reservation)) {
-            return java.util.concurrent.CompletableFuture.completedFuture(leases.settle(reservation, 0));
+            return leases.settle(reservation, 0);
         }
         return async.giveBack(policy, reservation);
     }

@@ -29,22 +29,27 @@ import java.util.function.LongSupplier;
  * <h2>Design note</h2>
  * <ol>
  *   <li><b>When.</b> Per (policy, key) this replica counts the units asked in windows of
- *   {@link LeaseSettings#windowNanos()}; a key takes a lease once a window held at least
- *   {@link LeaseSettings#minUnits()} and twice the request's cost, for a leasable policy (every band a token
+ *   {@link LeaseSettings#windowNanos()}: a key without an entry in a fixed table of counters by hash, and once
+ *   its count reaches {@link LeaseSettings#minUnits()} in an entry of its own; a key takes a lease once a window
+ *   held at least {@link LeaseSettings#minUnits()} and twice the request's cost, for a leasable policy (every band a token
  *   bucket or GCRA) whose least capacity ÷ {@link LeaseSettings#capacityShare()} is at least twice the cost. The
  *   units asked: the larger of the last and the current window's count, at most that share of the capacity.
  *   Other keys, and every key while {@link LeaseSettings#maxKeys()} keys are tracked, are decided by one
  *   EntryProcessor per request as without leases.</li>
  *   <li><b>Life.</b> The holder's clock is its monotonic ticker, read before the request is sent: a grant of
  *   owner life {@code L} (the owner's end less its reading) is spent until {@code asked + L − L/100 − 1 ms}, which
- *   is before the owner's end in real time since the owner read its clock after the request left. Then, or when
- *   the limiter closes, the lease is settled to the units used (give-back of the rest), unless every unit was
- *   used and nothing was given back.</li>
+ *   is before the owner's end in real time since the owner read its clock after the request left. A used-up grant
+ *   is closed with the key's next lease request (settled there to the units used, so its units stop capping the
+ *   owner). Otherwise, at its spend time or when the limiter closes, the lease is settled to the units used
+ *   (give-back of the rest), unless every unit was used and nothing was given back.</li>
  *   <li><b>One ask at a time.</b> While a lease request of a key is in flight, the key's other requests wait for
  *   it and are then taken from the grant, or decided on the owner (coalesced) when it is used up.</li>
- *   <li><b>Denials.</b> A denial from the owner with retryAfter {@code r} is answered locally, for requests of at
- *   least that cost, until {@code asked + r} on the ticker (before the owner's own retry time): it errs only
- *   towards denying.</li>
+ *   <li><b>Denials.</b> A denial from the owner with retryAfter {@code r} of a key with an entry is answered
+ *   locally, for requests of at least that cost, until {@code asked + r} on the ticker (before the owner's own
+ *   retry time), without taking the entry's lock: it errs only towards denying.</li>
+ *   <li><b>Callers that give up.</b> A request whose caller cancelled its stage (a timeout) while it waited is
+ *   never decided; an admission that finds its caller gone goes back into its grant (or, an owner reservation, is
+ *   given back), so a timed-out request consumes nothing (SPEC §10).</li>
  *   <li><b>Decisions from a lease</b>: admitted, the owner's limit and band, {@code remaining} = the units left
  *   in the grant (at most the exact remaining, which also counts the owner's tokens), {@code resetAfter} = the
  *   grant's resetAfter less the time since it was asked (never less than the exact value: the owner counted every
@@ -148,6 +153,8 @@ final class LocalLeases implements AutoCloseable {
         long used;
         long nextSub;
         boolean closed;
+        /** Admissions from this grant handed to their caller's executor and not yet delivered (or undone). */
+        int pending;
         long retiredTicks;
         /** The units used when the grant was closed with a lease request. */
         long closedUsed;
@@ -303,7 +310,7 @@ final class LocalLeases implements AutoCloseable {
         }
         if (local != null) {
             Grant g = from;
-            deliver(out, executor, local, null, g == null ? null : () -> undo(g, cost));
+            deliver(out, executor, local, null, g == null ? null : () -> undo(g, cost), g);
             return;
         }
         CompletableFuture<Decision> r = remote(policy, key, cost, null, reserve, e).toCompletableFuture();
@@ -322,12 +329,34 @@ final class LocalLeases implements AutoCloseable {
      */
     private static void deliver(CompletableFuture<Decision> out, Executor executor, Decision d, Throwable failure,
                                 Runnable undo) {
+        deliver(out, executor, d, failure, undo, null);
+    }
+
+    /**
+     * As above, for an admission taken from {@code from} (or null): while it waits for the caller's executor the
+     * grant is not closed early, so that its undo still finds it open.
+     */
+    private static void deliver(CompletableFuture<Decision> out, Executor executor, Decision d, Throwable failure,
+                                Runnable undo, Grant from) {
         Runnable task = () -> {
-            boolean done = failure != null ? out.completeExceptionally(failure) : out.complete(d);
-            if (!done && failure == null && undo != null && d.allowed()) {
-                undo.run();
+            try {
+                boolean done = failure != null ? out.completeExceptionally(failure) : out.complete(d);
+                if (!done && failure == null && undo != null && d.allowed()) {
+                    undo.run();
+                }
+            } finally {
+                if (from != null) {
+                    synchronized (from.owner) {
+                        from.pending--;
+                    }
+                }
             }
         };
+        if (from != null) {
+            synchronized (from.owner) {
+                from.pending++;
+            }
+        }
         if (executor == null) {
             task.run();
         } else {
@@ -412,7 +441,7 @@ final class LocalLeases implements AutoCloseable {
         List<Grant> out = new ArrayList<>(e.spent.size());
         for (int i = e.spent.size() - 1; i >= 0 && out.size() < LeaseProcessor.MAX_CLOSES; i--) {
             Grant g = e.spent.get(i);
-            if (g.left == 0 && !g.closed) {
+            if (g.left == 0 && !g.closed && g.pending == 0) { // a pending admission may still come back: not yet
                 e.spent.remove(i);
                 g.closed = true;
                 g.retiredTicks = nowTicks;
@@ -461,8 +490,10 @@ final class LocalLeases implements AutoCloseable {
         if (denial != null && cost >= denial.cost() && denial.untilTicks() - nowTicks > 0) {
             counters.deniedLocally.increment();
             Decision d = denial.decision();
-            return new Decision(false, d.limit(), 0, Math.max(0, d.resetAfterNanos() - (nowTicks - denial.atTicks())),
-                    denial.untilTicks() - nowTicks, d.band()).withPolicyVersion(d.policyVersion());
+            long elapsed = nowTicks - denial.atTicks();
+            // the owner's retryAfter less the time since it was asked: never before the owner's own retry time
+            return new Decision(false, d.limit(), 0, Math.max(0, d.resetAfterNanos() - elapsed),
+                    Math.max(1, d.retryAfterNanos() - elapsed), d.band()).withPolicyVersion(d.policyVersion());
         }
         return null;
     }
@@ -522,6 +553,7 @@ final class LocalLeases implements AutoCloseable {
                           Executor executor) {
         Decision answer = null;
         Runnable undo = null;
+        Grant from = null;
         CompletableFuture<Void> asking;
         List<Grant> ended = new ArrayList<>(0);
         synchronized (e) {
@@ -550,6 +582,7 @@ final class LocalLeases implements AutoCloseable {
                         answer = leased(g, cost, ticker.getAsLong(), reserve);
                     }
                     undo = () -> undo(g, cost);
+                    from = g;
                 } else {
                     answer = d;
                     noteDenial(e, d, cost, askedTicks);
@@ -563,7 +596,7 @@ final class LocalLeases implements AutoCloseable {
             asking.complete(null); // the waiters first: the answer below may hop to another executor
         }
         // a caller that gave up first gets nothing, and the request in hand goes back before the grant is settled
-        deliver(out, executor, answer, failure == null ? null : Futures.unwrap(failure), undo);
+        deliver(out, executor, answer, failure == null ? null : Futures.unwrap(failure), undo, from);
         settleAll(ended);
     }
 
@@ -635,43 +668,69 @@ final class LocalLeases implements AutoCloseable {
      * @param actual the actual cost, checked
      * @return the settlement, never null
      */
-    Settlement settle(Reservation reservation, long actual) {
+    CompletionStage<Settlement> settle(Reservation reservation, long actual) {
         Grant g = grantOf(reservation);
         if (g == null) {
             counters.lateLocalSettles.increment();
-            return new Settlement(Settlement.Status.EXPIRED, reservation.cost(), 0, false);
+            return CompletableFuture.completedFuture(
+                    new Settlement(Settlement.Status.EXPIRED, reservation.cost(), 0, false));
         }
         long seq = 0;
         byte[] mac = reservation.mac();
         for (int i = 8; i < 16; i++) {
             seq = (seq << 8) | (mac[i] & 0xff);
         }
+        long chargeTo;
         synchronized (g.owner) {
             if (g.closed) {
                 counters.lateLocalSettles.increment();
-                return new Settlement(Settlement.Status.EXPIRED, reservation.cost(), 0, false);
+                return CompletableFuture.completedFuture(
+                        new Settlement(Settlement.Status.EXPIRED, reservation.cost(), 0, false));
             }
             if (g.settledSubs == null) {
                 g.settledSubs = new HashMap<>();
             }
             Long before = g.settledSubs.get(seq);
             if (before != null) {
-                return new Settlement(Settlement.Status.ALREADY_SETTLED, before, 0, false);
+                return CompletableFuture.completedFuture(
+                        new Settlement(Settlement.Status.ALREADY_SETTLED, before, 0, false));
             }
             g.settledSubs.put(seq, actual);
+            counters.localSettles.increment();
             long c = reservation.cost();
-            if (actual < c) {
+            if (actual <= c) {
                 g.left += c - actual;
                 g.used -= c - actual;
                 respend(g);
-            } else if (actual > c) {
-                long extra = actual - c;
-                g.left -= Math.min(g.left, extra);
-                g.used = Math.min(Band.MAX_QUANTITY, g.used + extra);
+                return CompletableFuture.completedFuture(new Settlement(Settlement.Status.SETTLED, actual, 0, false));
             }
-            counters.localSettles.increment();
-            return new Settlement(Settlement.Status.SETTLED, actual, 0, false);
+            long extra = actual - c;
+            if (extra <= g.left) {
+                g.left -= extra;
+                g.used += extra;
+                return CompletableFuture.completedFuture(new Settlement(Settlement.Status.SETTLED, actual, 0, false));
+            }
+            // more than the grant holds: the grant ends now and its lease is settled on the owner to every unit used
+            // with this charge, so the owner charges the rest at once (a debt up to max-debt, SPEC §10), never later
+            g.used = Math.min(Band.MAX_QUANTITY, g.used + extra);
+            g.left = 0;
+            g.owner.grants.remove(g);
+            g.owner.spent.remove(g);
+            g.closed = true;
+            g.retiredTicks = ticker.getAsLong();
+            chargeTo = g.used;
         }
+        return async.settle(settleWith(g), g.lease, chargeTo).thenApply(s -> new Settlement(s.status(),
+                s.status() == Settlement.Status.SETTLED ? actual : s.actual(), s.excess(), s.debt()));
+    }
+
+    /**
+     * The policy a grant is settled with: the catalog's current version of its policy when the grant was of a
+     * catalog version (so that a give-back after a change credits refill at the new rate, SPEC §11, §13), else the
+     * grant's own.
+     */
+    private Policy settleWith(Grant g) {
+        return g.policyVersion > 0 ? maps.current(g.policy) : g.policy;
     }
 
     /**
@@ -731,7 +790,7 @@ final class LocalLeases implements AutoCloseable {
                 continue; // every unit was used: the owner's record ends with the lease, nothing to give back
             }
             counters.giveBacks.increment();
-            sent.add(async.settle(g.policy, g.lease, used).toCompletableFuture()
+            sent.add(async.settle(settleWith(g), g.lease, used).toCompletableFuture()
                     .handle((settlement, failure) -> null));
         }
         return CompletableFuture.allOf(sent.toArray(new CompletableFuture<?>[0]));

@@ -39,6 +39,19 @@ final class PolicyMaps {
      * @param policy a policy
      * @return the version, or 0
      */
+    /**
+     * The catalog's current policy of {@code policy}'s name, or {@code policy} itself when the catalog has none (or
+     * there is no catalog).
+     *
+     * @param policy a policy
+     * @return the policy to use now, never null
+     */
+    Policy current(Policy policy) {
+        PolicyCatalog c = catalog;
+        Policy now = c == null ? null : c.policy(policy.name());
+        return now != null ? now : policy;
+    }
+
     long versionOf(Policy policy) {
         PolicyCatalog c = catalog;
         if (c == null) {

@@ -208,6 +208,7 @@ class LeaseGridTest {
         Decision second = ask(a, policy, "d");
         assertThat(second.allowed()).isFalse();
         assertThat(a.leases().counters().deniedLocally.sum()).isEqualTo(local + 1);
+        // the owner's retryAfter less the time since it was asked (the ticker has not moved)
         assertThat(second.retryAfterNanos()).isEqualTo(1_000_000L);
         // once the ticker passes the owner's retryAfter the owner decides again (its clock moved 1 ms too)
         ticksA.addAndGet(1_000_000L);

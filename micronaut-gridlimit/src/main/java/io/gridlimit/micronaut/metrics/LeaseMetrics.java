@@ -42,23 +42,27 @@ public class LeaseMetrics implements MeterBinder {
         if (limiter == null) {
             return;
         }
-        counter(registry, "gridlimit.leases", "result", "granted", LeaseStats::granted);
-        counter(registry, "gridlimit.leases", "result", "refused", s -> s.asked() - s.granted());
-        counter(registry, "gridlimit.lease.units", "kind", "granted", LeaseStats::grantedUnits);
-        counter(registry, "gridlimit.lease.units", "kind", "unused", LeaseStats::unusedUnits);
-        counter(registry, "gridlimit.leased.decisions", "source", "lease", LeaseStats::leasedDecisions);
-        counter(registry, "gridlimit.leased.decisions", "source", "denial", LeaseStats::localDenials);
+        String leases = "lease requests this replica sent, by whether the owner granted units";
+        counter(registry, "gridlimit.leases", leases, "result", "granted", LeaseStats::granted);
+        counter(registry, "gridlimit.leases", leases, "result", "refused", s -> s.asked() - s.granted());
+        String units = "units leased to this replica, and units of ended leases it did not use";
+        counter(registry, "gridlimit.lease.units", units, "kind", "granted", LeaseStats::grantedUnits);
+        counter(registry, "gridlimit.lease.units", units, "kind", "unused", LeaseStats::unusedUnits);
+        String decided = "decisions this replica answered itself: from a lease, or from the owner's last denial";
+        counter(registry, "gridlimit.leased.decisions", decided, "source", "lease", LeaseStats::leasedDecisions);
+        counter(registry, "gridlimit.leased.decisions", decided, "source", "denial", LeaseStats::localDenials);
         FunctionCounter.builder("gridlimit.lease.give.backs", limiter, l -> l.leaseStats().giveBacks())
                 .description("give-backs sent at the end of a lease").register(registry);
-        counter(registry, "gridlimit.lease.settles", "result", "applied", LeaseStats::localSettles);
-        counter(registry, "gridlimit.lease.settles", "result", "late", LeaseStats::lateLocalSettles);
+        String settles = "settles of reservations taken from a lease: applied to it, or late (after it ended)";
+        counter(registry, "gridlimit.lease.settles", settles, "result", "applied", LeaseStats::localSettles);
+        counter(registry, "gridlimit.lease.settles", settles, "result", "late", LeaseStats::lateLocalSettles);
         Gauge.builder("gridlimit.lease.tracked.keys", limiter, l -> l.leaseStats().trackedKeys())
                 .description("(policy, key) pairs this replica tracks for leases").register(registry);
     }
 
-    private void counter(MeterRegistry registry, String name, String tag, String value,
+    private void counter(MeterRegistry registry, String name, String description, String tag, String value,
                          ToLongFunction<LeaseStats> read) {
-        FunctionCounter.builder(name, limiter, l -> read.applyAsLong(l.leaseStats())).tag(tag, value)
-                .register(registry);
+        FunctionCounter.builder(name, limiter, l -> read.applyAsLong(l.leaseStats())).description(description)
+                .tag(tag, value).register(registry);
     }
 }
