@@ -32,8 +32,11 @@ import java.util.function.Supplier;
  * <p><b>Cost.</b> For keys that are never concurrently busy (uniform keys) a request pays two
  * {@code ConcurrentHashMap.compute} calls and one small slot object beside the invocation it always made; the
  * invocation itself is the uncoalesced one (a single-cost {@code DecideProcessor}). For a hot key, N concurrent
- * requests cost about N / batch invocations instead of N. Latency of a queued request: at most one round trip
- * more than uncoalesced, spent waiting for the call in flight.
+ * requests cost about N / batch invocations instead of N, plus one hand-off to the callback pool per batch: the
+ * next batch is sent from there, never from the thread that completed the previous one, which may be Hazelcast's
+ * response thread (a caller executor that runs tasks inline, or an event loop that refused a task), where Hazelcast
+ * refuses a send. Latency of a queued request: at most one round trip more than uncoalesced, spent waiting for the
+ * call in flight.
  *
  * <p><b>Failures.</b> A failed invocation completes every request of its batch exceptionally with the same
  * (unwrapped) exception; requests queued behind it still go out in the next batch. A queued request whose stage
@@ -141,7 +144,7 @@ final class Coalescer {
             answer = CompletableFuture.failedFuture(e);
         }
         answer.whenComplete((decisions, failure) -> {
-            // the next batch leaves before this one's callers run, so their callbacks never delay it
+            // the next batch is handed off before this one's callers run, so their callbacks never delay it
             Waiter[] next = drain(slotKey);
             if (next != null) {
                 // from the callback pool: this callback may run on Hazelcast's response thread (a caller's executor
