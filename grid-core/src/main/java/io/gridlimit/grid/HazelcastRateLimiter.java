@@ -35,6 +35,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * would get one after another ({@code Coalescer} states exactness, cost and failures; {@code
  * CoalescingExactnessTest} proves it; bench/README.md measures it). {@link #tryAcquire} is never coalesced.
  *
+ * <p><b>Quota leases</b> (off by default, {@link Builder#leases(LeaseSettings)}; docs/SPEC.md §13): the busy keys of
+ * token-bucket and GCRA policies are decided by {@link #tryAcquireAsync} and {@link #reserveHereAsync} in process
+ * from units the key's owner leased to this limiter, never above the limit; {@link #tryAcquire}, {@link #reserve}
+ * and {@link #reserveAsync} always ask the owner. {@link #close()} gives the unused units back.
+ *
  * <p>Thread-safe.
  */
 public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
