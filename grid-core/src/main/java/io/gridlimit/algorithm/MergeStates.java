@@ -119,7 +119,8 @@ public final class MergeStates {
         ReservedState joined = joinLeases(ra, rb);
         return new ReservedState(inner, w.stateId(), w.secretHigh(), w.secretLow(), nextId, hold, nextId, none, none,
                 none, joined.leaseIds, joined.leaseUnits, joined.leaseEndsAtNanos, joined.leaseHolderHigh,
-                joined.leaseHolderLow, false);
+                joined.leaseHolderLow, Math.max(ra == null ? Long.MIN_VALUE : ra.expiredThroughNanos(),
+                rb == null ? Long.MIN_VALUE : rb.expiredThroughNanos()), false);
     }
 
     /** A state carrying the open leases of {@code a} and {@code b} (either may be null), ordered by end. */

@@ -100,6 +100,15 @@ final class Reservations {
 
     static Outcome reserve(LimiterState stored, Policy policy, String key, long cost, long nowNanos,
                            RandomGenerator random) {
+        return reserve(stored, policy, key, cost, nowNanos, random, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #reserve}, the reservation expiring at the earlier of its hold and {@code expiresAtMostNanos} (a
+     * lease's reservation expires at the lease's end: a give-back after it would not be safe, SPEC §13).
+     */
+    static Outcome reserve(LimiterState stored, Policy policy, String key, long cost, long nowNanos,
+                           RandomGenerator random, long expiresAtMostNanos) {
         Outcome o = apply(stored, policy, cost, nowNanos);
         if (!o.decision().allowed()) {
             return o;
@@ -143,13 +152,15 @@ final class Reservations {
             }
         }
         long holdNanos = holdNanos(policy, nowNanos);
-        long expiresAt = Saturating.add(nowNanos, holdNanos);
+        long expiresAt = Math.min(expiresAtMostNanos, Saturating.add(nowNanos, holdNanos));
         ReservedState state = base == null
                 ? new ReservedState(inner, stateId, secretHigh, secretLow, id + 1, expiresAt, closedBelow, ids,
-                        expiries, actuals, NONE, NONE, NONE, NONE, NONE, false)
+                        expiries, actuals, NONE, NONE, NONE, NONE, NONE, Long.MIN_VALUE, false)
                 : new ReservedState(inner, stateId, secretHigh, secretLow, id + 1, Math.max(holdUntil, expiresAt),
                         closedBelow, ids, expiries, actuals, base.leaseIds, base.leaseUnits, base.leaseEndsAtNanos,
-                        base.leaseHolderHigh, base.leaseHolderLow, false);
+                        base.leaseHolderHigh, base.leaseHolderLow,
+                        // records expiring by now were dropped above: their reservations stay expired (SPEC §10)
+                        Math.max(base.expiredThroughNanos(), nowNanos), false);
         List<Reservation.BandShape> shapes = new ArrayList<>(policy.bands().size());
         for (Band band : policy.bands()) {
             shapes.add(Reservation.BandShape.of(band));
@@ -193,7 +204,8 @@ final class Reservations {
             return SettleOutcome.none(new Settlement(Settlement.Status.ALREADY_SETTLED, s.settledActuals[at], 0, false),
                     stored);
         }
-        if (r.expiresAtNanos() <= nowNanos) {
+        if (r.expiresAtNanos() <= Math.max(nowNanos, s.expiredThroughNanos())) {
+            // expired now, or before a clock step back (its settle record may be gone: never settled twice)
             return SettleOutcome.none(new Settlement(Settlement.Status.EXPIRED, r.cost(), 0, false), stored);
         }
         if (r.id() < s.closedBelow() || r.id() >= s.nextId()) {
@@ -310,7 +322,7 @@ final class Reservations {
         return new ReservedState(inner, s.stateId(), s.secretHigh(), s.secretLow(), s.nextId(), s.holdUntilNanos(),
                 closedBelow, Arrays.copyOfRange(ids, from, j), Arrays.copyOfRange(expiries, from, j),
                 Arrays.copyOfRange(actuals, from, j), s.leaseIds, s.leaseUnits, s.leaseEndsAtNanos,
-                s.leaseHolderHigh, s.leaseHolderLow, false);
+                s.leaseHolderHigh, s.leaseHolderLow, Math.max(s.expiredThroughNanos(), nowNanos), false);
     }
 
     /** Whether the state behaves as no state: no reservation can still be settled and the limiter state is fresh. */

@@ -45,6 +45,7 @@ public final class ReservedState implements LimiterState {
     final long[] leaseEndsAtNanos;
     final long[] leaseHolderHigh;
     final long[] leaseHolderLow;
+    private final long expiredThroughNanos;
 
     /**
      * Creates a state, copying the arrays.
@@ -66,7 +67,8 @@ public final class ReservedState implements LimiterState {
                          long holdUntilNanos, long closedBelow, long[] settledIds, long[] settledExpiresAtNanos,
                          long[] settledActuals) {
         this(inner, stateId, secretHigh, secretLow, nextId, holdUntilNanos, closedBelow, settledIds.clone(),
-                settledExpiresAtNanos.clone(), settledActuals.clone(), NONE, NONE, NONE, NONE, NONE, true);
+                settledExpiresAtNanos.clone(), settledActuals.clone(), NONE, NONE, NONE, NONE, NONE, Long.MIN_VALUE,
+                true);
     }
 
     /**
@@ -87,22 +89,26 @@ public final class ReservedState implements LimiterState {
      * @param leaseEndsAtNanos their ends, epoch nanoseconds, non-decreasing
      * @param leaseHolderHigh the upper 64 bits of each holder's UUID
      * @param leaseHolderLow the lower 64 bits of each holder's UUID
+     * @param expiredThroughNanos every reservation expiring at or before it is expired, whatever the reading (its
+     *     settle record may have been dropped: a clock step back must not make it settleable again); epoch
+     *     nanoseconds, {@link Long#MIN_VALUE} for none
      * @throws IllegalArgumentException if a value is out of its range or the arrays of one kind differ in length
      * @throws NullPointerException if {@code inner} or an array is null
      */
     public ReservedState(LimiterState inner, long stateId, long secretHigh, long secretLow, long nextId,
                          long holdUntilNanos, long closedBelow, long[] settledIds, long[] settledExpiresAtNanos,
                          long[] settledActuals, long[] leaseIds, long[] leaseUnits, long[] leaseEndsAtNanos,
-                         long[] leaseHolderHigh, long[] leaseHolderLow) {
+                         long[] leaseHolderHigh, long[] leaseHolderLow, long expiredThroughNanos) {
         this(inner, stateId, secretHigh, secretLow, nextId, holdUntilNanos, closedBelow, settledIds.clone(),
                 settledExpiresAtNanos.clone(), settledActuals.clone(), leaseIds.clone(), leaseUnits.clone(),
-                leaseEndsAtNanos.clone(), leaseHolderHigh.clone(), leaseHolderLow.clone(), true);
+                leaseEndsAtNanos.clone(), leaseHolderHigh.clone(), leaseHolderLow.clone(), expiredThroughNanos,
+                true);
     }
 
     ReservedState(LimiterState inner, long stateId, long secretHigh, long secretLow, long nextId,
                   long holdUntilNanos, long closedBelow, long[] settledIds, long[] settledExpiresAtNanos,
                   long[] settledActuals, long[] leaseIds, long[] leaseUnits, long[] leaseEndsAtNanos,
-                  long[] leaseHolderHigh, long[] leaseHolderLow, boolean check) {
+                  long[] leaseHolderHigh, long[] leaseHolderLow, long expiredThroughNanos, boolean check) {
         Objects.requireNonNull(inner, "inner");
         if (check) {
             if (inner instanceof ReservedState) {
@@ -155,6 +161,7 @@ public final class ReservedState implements LimiterState {
         this.leaseEndsAtNanos = leaseEndsAtNanos.length == 0 ? NONE : leaseEndsAtNanos;
         this.leaseHolderHigh = leaseHolderHigh.length == 0 ? NONE : leaseHolderHigh;
         this.leaseHolderLow = leaseHolderLow.length == 0 ? NONE : leaseHolderLow;
+        this.expiredThroughNanos = expiredThroughNanos;
     }
 
     /** @return the reading the limiter state was last written with ({@link #inner()}'s) */
@@ -243,17 +250,26 @@ public final class ReservedState implements LimiterState {
         return leaseIds.length;
     }
 
+    /**
+     * @return every reservation expiring at or before it is expired whatever the reading, epoch nanoseconds;
+     *     {@link Long#MIN_VALUE} for none
+     */
+    public long expiredThroughNanos() {
+        return expiredThroughNanos;
+    }
+
     /** @return the same reservation bookkeeping and leases around another limiter state */
     ReservedState withInner(LimiterState newInner) {
         return new ReservedState(newInner, stateId, secretHigh, secretLow, nextId, holdUntilNanos, closedBelow,
                 settledIds, settledExpiresAtNanos, settledActuals, leaseIds, leaseUnits, leaseEndsAtNanos,
-                leaseHolderHigh, leaseHolderLow, false);
+                leaseHolderHigh, leaseHolderLow, expiredThroughNanos, false);
     }
 
     /** @return the same state with only the leases at the given indexes (ascending), around {@code newInner} */
     ReservedState withLeases(LimiterState newInner, long[] ids, long[] units, long[] ends, long[] high, long[] low) {
         return new ReservedState(newInner, stateId, secretHigh, secretLow, nextId, holdUntilNanos, closedBelow,
-                settledIds, settledExpiresAtNanos, settledActuals, ids, units, ends, high, low, false);
+                settledIds, settledExpiresAtNanos, settledActuals, ids, units, ends, high, low, expiredThroughNanos,
+                false);
     }
 
     @Override

@@ -32,10 +32,9 @@ import java.util.function.Supplier;
  * <p><b>Cost.</b> For keys that are never concurrently busy (uniform keys) a request pays two
  * {@code ConcurrentHashMap.compute} calls and one small slot object beside the invocation it always made; the
  * invocation itself is the uncoalesced one (a single-cost {@code DecideProcessor}). For a hot key, N concurrent
- * requests cost about N / batch invocations instead of N, plus one hand-off to the callback pool per batch: the
- * next batch is sent from there, never from the thread that completed the previous one, which may be Hazelcast's
- * response thread (a caller executor that runs tasks inline, or an event loop that refused a task), where Hazelcast
- * refuses a send. Latency of a queued request: at most one round trip more than uncoalesced, spent waiting for the
+ * requests cost about N / batch invocations instead of N. The next batch is sent from the thread that completed the
+ * previous one, unless that is Hazelcast's response thread (a caller executor that runs tasks inline, or an event
+ * loop that refused a task), where Hazelcast refuses a send: then from the callback pool. Latency of a queued request: at most one round trip more than uncoalesced, spent waiting for the
  * call in flight.
  *
  * <p><b>Failures.</b> A failed invocation completes every request of its batch exceptionally with the same
@@ -125,6 +124,15 @@ final class Coalescer {
         return waiter.stage;
     }
 
+    /**
+     * Whether this thread is one of Hazelcast's response threads (named {@code hz.<instance>.response-<n>} on a
+     * member, {@code hz.<instance>.responsethread-<n>} on a client), from which Hazelcast refuses to send.
+     */
+    static boolean onResponseThread() {
+        String name = Thread.currentThread().getName();
+        return name.startsWith("hz.") && name.contains(".response");
+    }
+
     /** @return how many (policy, key) pairs have a call in flight (tests, diagnostics) */
     int busyKeys() {
         return slots.size();
@@ -144,12 +152,16 @@ final class Coalescer {
             answer = CompletableFuture.failedFuture(e);
         }
         answer.whenComplete((decisions, failure) -> {
-            // the next batch is handed off before this one's callers run, so their callbacks never delay it
+            // the next batch leaves before this one's callers run, so their callbacks never delay it
             Waiter[] next = drain(slotKey);
             if (next != null) {
-                // from the callback pool: this callback may run on Hazelcast's response thread (a caller's executor
-                // that runs tasks inline, or an event loop that refused the task), which must not send
-                Futures.runOn(callbacks, () -> send(slotKey, next));
+                if (onResponseThread()) {
+                    // a caller's executor that runs tasks inline, or an event loop that refused the task: Hazelcast
+                    // refuses a send from its response thread, so the next batch leaves from the callback pool
+                    Futures.runOn(callbacks, () -> send(slotKey, next));
+                } else {
+                    send(slotKey, next);
+                }
             }
             Throwable error = failure != null ? Futures.unwrap(failure)
                     : decisions == null || decisions.length != batch.length

@@ -263,7 +263,7 @@ final class StateSerializers {
      * Fields: format (INT8), inner (COMPACT: the limiter state), stateId, secretHigh, secretLow, nextId,
      * holdUntilNanos, closedBelow (INT64), settledIds, settledExpiresAtNanos, settledActuals, and since leases
      * (docs/SPEC.md §13) leaseIds, leaseUnits, leaseEndsAtNanos, leaseHolderHigh, leaseHolderLow (ARRAY_OF_INT64;
-     * absent in a state written before, read as no lease).
+     * absent in a state written before, read as no lease) and expiredThroughNanos (INT64; absent: none).
      */
     static final class Reserved implements CompactSerializer<ReservedState> {
         @Override
@@ -278,7 +278,9 @@ final class StateSerializers {
                     r.readInt64("closedBelow"), ids == null ? new long[0] : ids,
                     expiries == null ? new long[0] : expiries, actuals == null ? new long[0] : actuals,
                     leases(r, "leaseIds"), leases(r, "leaseUnits"), leases(r, "leaseEndsAtNanos"),
-                    leases(r, "leaseHolderHigh"), leases(r, "leaseHolderLow"));
+                    leases(r, "leaseHolderHigh"), leases(r, "leaseHolderLow"),
+                    r.getFieldKind("expiredThroughNanos") == com.hazelcast.nio.serialization.FieldKind.INT64
+                            ? r.readInt64("expiredThroughNanos") : Long.MIN_VALUE);
         }
 
         /** A lease array; empty in a state written before leases (docs/SPEC.md §13), whose schema lacks it. */
@@ -308,6 +310,7 @@ final class StateSerializers {
             w.writeArrayOfInt64("leaseEndsAtNanos", s.leaseEndsAtNanos());
             w.writeArrayOfInt64("leaseHolderHigh", s.leaseHolderHigh());
             w.writeArrayOfInt64("leaseHolderLow", s.leaseHolderLow());
+            w.writeInt64("expiredThroughNanos", s.expiredThroughNanos());
         }
 
         @Override

@@ -55,7 +55,7 @@ class LeaseNeverAboveTest {
         boolean settled;
     }
 
-    @Property(tries = 400)
+    @Property(tries = 2000)
     void everyAdmissionIsOneTheExactLimiterAdmitsToo(@ForAll("steps") List<Step> steps,
                                                      @ForAll boolean gcra) {
         Algorithm algorithm = gcra ? Algorithm.GCRA : Algorithm.TOKEN_BUCKET;
