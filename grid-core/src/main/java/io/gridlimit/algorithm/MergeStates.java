@@ -120,7 +120,9 @@ public final class MergeStates {
         return new ReservedState(inner, w.stateId(), w.secretHigh(), w.secretLow(), nextId, hold, nextId, none, none,
                 none, joined.leaseIds, joined.leaseUnits, joined.leaseEndsAtNanos, joined.leaseHolderHigh,
                 joined.leaseHolderLow, Math.max(ra == null ? Long.MIN_VALUE : ra.expiredThroughNanos(),
-                rb == null ? Long.MIN_VALUE : rb.expiredThroughNanos()), false);
+                rb == null ? Long.MIN_VALUE : rb.expiredThroughNanos()),
+                Math.max(ra == null ? Long.MIN_VALUE : ra.lastFullNanos(),
+                        rb == null ? Long.MIN_VALUE : rb.lastFullNanos()), false);
     }
 
     /** A state carrying the open leases of {@code a} and {@code b} (either may be null), ordered by end. */

@@ -83,12 +83,30 @@ final class Reservations {
         if (!(stored instanceof ReservedState reserved)) {
             return Composite.apply(stored, policy, cost, nowNanos);
         }
-        ReservedState r = Leases.capped(reserved, policy, nowNanos); // units out on lease (SPEC §13)
+        ReservedState r = seen(Leases.capped(reserved, policy, nowNanos), policy, nowNanos); // SPEC §13, §10
         Outcome inner = Composite.apply(r.inner(), policy, cost, nowNanos);
         if (!inner.write()) {
             return new Outcome(inner.decision(), false, stored, 0);
         }
         return rewrap(r, inner.decision(), inner.state(), inner.ttlNanos(), nowNanos);
+    }
+
+    /**
+     * {@code r} having seen a full bucket band at {@code nowNanos} when one is (SPEC §10): a reservation taken before
+     * that gives nothing back, since the exact limiter's bucket, full too, has lost what a give-back would return.
+     */
+    static ReservedState seen(ReservedState r, Policy policy, long nowNanos) {
+        for (Band band : policy.bands()) {
+            LimiterState s = Composite.bandState(r.inner(), policy, band);
+            boolean full = switch (band.algorithm()) {
+                case TOKEN_BUCKET, GCRA -> Composite.nanosUntilFresh(s, band, nowNanos) == 0;
+                default -> false;
+            };
+            if (full) {
+                return r.seenFull(nowNanos);
+            }
+        }
+        return r;
     }
 
     private static Outcome rewrap(ReservedState r, Decision d, LimiterState inner, long ttlNanos, long nowNanos) {
@@ -155,12 +173,12 @@ final class Reservations {
         long expiresAt = Math.min(expiresAtMostNanos, Saturating.add(nowNanos, holdNanos));
         ReservedState state = base == null
                 ? new ReservedState(inner, stateId, secretHigh, secretLow, id + 1, expiresAt, closedBelow, ids,
-                        expiries, actuals, NONE, NONE, NONE, NONE, NONE, Long.MIN_VALUE, false)
+                        expiries, actuals, NONE, NONE, NONE, NONE, NONE, Long.MIN_VALUE, Long.MIN_VALUE, false)
                 : new ReservedState(inner, stateId, secretHigh, secretLow, id + 1, Math.max(holdUntil, expiresAt),
                         closedBelow, ids, expiries, actuals, base.leaseIds, base.leaseUnits, base.leaseEndsAtNanos,
                         base.leaseHolderHigh, base.leaseHolderLow,
                         // records expiring by now were dropped above: their reservations stay expired (SPEC §10)
-                        Math.max(base.expiredThroughNanos(), nowNanos), false);
+                        Math.max(base.expiredThroughNanos(), nowNanos), base.lastFullNanos(), false);
         List<Reservation.BandShape> shapes = new ArrayList<>(policy.bands().size());
         for (Band band : policy.bands()) {
             shapes.add(Reservation.BandShape.of(band));
@@ -213,7 +231,7 @@ final class Reservations {
         }
         // units out on lease (SPEC §13): the bands at the reading under the open leases; a lease settled goes
         // first, so that its unused units come back; the cap of the leases still open is applied again after
-        s = Leases.capped(s, policy, nowNanos);
+        s = seen(Leases.capped(s, policy, nowNanos), policy, nowNanos);
         int lease = Leases.openLease(s, r.id());
         if (lease >= 0) {
             s = Leases.without(s, lease);
@@ -241,6 +259,11 @@ final class Reservations {
             after[i] = bandState;
             if (actual == r.cost() || r.bands().stream().noneMatch(shape -> shape.matches(band))) {
                 continue;
+            }
+            if (actual < r.cost() && r.reservedAtNanos() < s.lastFullNanos() && lease < 0
+                    && (band.algorithm() == io.gridlimit.api.Algorithm.TOKEN_BUCKET
+                    || band.algorithm() == io.gridlimit.api.Algorithm.GCRA)) {
+                continue; // the bucket filled up since the reservation: nothing comes back (SPEC §10)
             }
             BandSettle b = settleBand(bandState, band, r, actual, nowNanos);
             if (b.changed()) {
@@ -322,7 +345,8 @@ final class Reservations {
         return new ReservedState(inner, s.stateId(), s.secretHigh(), s.secretLow(), s.nextId(), s.holdUntilNanos(),
                 closedBelow, Arrays.copyOfRange(ids, from, j), Arrays.copyOfRange(expiries, from, j),
                 Arrays.copyOfRange(actuals, from, j), s.leaseIds, s.leaseUnits, s.leaseEndsAtNanos,
-                s.leaseHolderHigh, s.leaseHolderLow, Math.max(s.expiredThroughNanos(), nowNanos), false);
+                s.leaseHolderHigh, s.leaseHolderLow, Math.max(s.expiredThroughNanos(), nowNanos), s.lastFullNanos(),
+                false);
     }
 
     /** Whether the state behaves as no state: no reservation can still be settled and the limiter state is fresh. */

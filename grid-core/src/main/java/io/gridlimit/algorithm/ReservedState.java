@@ -46,6 +46,7 @@ public final class ReservedState implements LimiterState {
     final long[] leaseHolderHigh;
     final long[] leaseHolderLow;
     private final long expiredThroughNanos;
+    private final long lastFullNanos;
 
     /**
      * Creates a state, copying the arrays.
@@ -68,7 +69,7 @@ public final class ReservedState implements LimiterState {
                          long[] settledActuals) {
         this(inner, stateId, secretHigh, secretLow, nextId, holdUntilNanos, closedBelow, settledIds.clone(),
                 settledExpiresAtNanos.clone(), settledActuals.clone(), NONE, NONE, NONE, NONE, NONE, Long.MIN_VALUE,
-                true);
+                Long.MIN_VALUE, true);
     }
 
     /**
@@ -92,23 +93,27 @@ public final class ReservedState implements LimiterState {
      * @param expiredThroughNanos every reservation expiring at or before it is expired, whatever the reading (its
      *     settle record may have been dropped: a clock step back must not make it settleable again); epoch
      *     nanoseconds, {@link Long#MIN_VALUE} for none
+     * @param lastFullNanos the latest reading at which a token-bucket or GCRA band was found full (SPEC §10: a
+     *     reservation taken before it gives nothing back); epoch nanoseconds, {@link Long#MIN_VALUE} for never
      * @throws IllegalArgumentException if a value is out of its range or the arrays of one kind differ in length
      * @throws NullPointerException if {@code inner} or an array is null
      */
     public ReservedState(LimiterState inner, long stateId, long secretHigh, long secretLow, long nextId,
                          long holdUntilNanos, long closedBelow, long[] settledIds, long[] settledExpiresAtNanos,
                          long[] settledActuals, long[] leaseIds, long[] leaseUnits, long[] leaseEndsAtNanos,
-                         long[] leaseHolderHigh, long[] leaseHolderLow, long expiredThroughNanos) {
+                         long[] leaseHolderHigh, long[] leaseHolderLow, long expiredThroughNanos,
+                         long lastFullNanos) {
         this(inner, stateId, secretHigh, secretLow, nextId, holdUntilNanos, closedBelow, settledIds.clone(),
                 settledExpiresAtNanos.clone(), settledActuals.clone(), leaseIds.clone(), leaseUnits.clone(),
                 leaseEndsAtNanos.clone(), leaseHolderHigh.clone(), leaseHolderLow.clone(), expiredThroughNanos,
-                true);
+                lastFullNanos, true);
     }
 
     ReservedState(LimiterState inner, long stateId, long secretHigh, long secretLow, long nextId,
                   long holdUntilNanos, long closedBelow, long[] settledIds, long[] settledExpiresAtNanos,
                   long[] settledActuals, long[] leaseIds, long[] leaseUnits, long[] leaseEndsAtNanos,
-                  long[] leaseHolderHigh, long[] leaseHolderLow, long expiredThroughNanos, boolean check) {
+                  long[] leaseHolderHigh, long[] leaseHolderLow, long expiredThroughNanos, long lastFullNanos,
+                  boolean check) {
         Objects.requireNonNull(inner, "inner");
         if (check) {
             if (inner instanceof ReservedState) {
@@ -162,6 +167,7 @@ public final class ReservedState implements LimiterState {
         this.leaseHolderHigh = leaseHolderHigh.length == 0 ? NONE : leaseHolderHigh;
         this.leaseHolderLow = leaseHolderLow.length == 0 ? NONE : leaseHolderLow;
         this.expiredThroughNanos = expiredThroughNanos;
+        this.lastFullNanos = lastFullNanos;
     }
 
     /** @return the reading the limiter state was last written with ({@link #inner()}'s) */
@@ -258,18 +264,33 @@ public final class ReservedState implements LimiterState {
         return expiredThroughNanos;
     }
 
+    /**
+     * @return the latest reading at which a token-bucket or GCRA band was found full, epoch nanoseconds;
+     *     {@link Long#MIN_VALUE} for never
+     */
+    public long lastFullNanos() {
+        return lastFullNanos;
+    }
+
     /** @return the same reservation bookkeeping and leases around another limiter state */
     ReservedState withInner(LimiterState newInner) {
         return new ReservedState(newInner, stateId, secretHigh, secretLow, nextId, holdUntilNanos, closedBelow,
                 settledIds, settledExpiresAtNanos, settledActuals, leaseIds, leaseUnits, leaseEndsAtNanos,
-                leaseHolderHigh, leaseHolderLow, expiredThroughNanos, false);
+                leaseHolderHigh, leaseHolderLow, expiredThroughNanos, lastFullNanos, false);
+    }
+
+    /** @return this state having seen a bucket band full at {@code nowNanos} (the later of the two readings) */
+    ReservedState seenFull(long nowNanos) {
+        return nowNanos <= lastFullNanos ? this : new ReservedState(inner, stateId, secretHigh, secretLow, nextId,
+                holdUntilNanos, closedBelow, settledIds, settledExpiresAtNanos, settledActuals, leaseIds, leaseUnits,
+                leaseEndsAtNanos, leaseHolderHigh, leaseHolderLow, expiredThroughNanos, nowNanos, false);
     }
 
     /** @return the same state with only the leases at the given indexes (ascending), around {@code newInner} */
     ReservedState withLeases(LimiterState newInner, long[] ids, long[] units, long[] ends, long[] high, long[] low) {
         return new ReservedState(newInner, stateId, secretHigh, secretLow, nextId, holdUntilNanos, closedBelow,
                 settledIds, settledExpiresAtNanos, settledActuals, ids, units, ends, high, low, expiredThroughNanos,
-                false);
+                lastFullNanos, false);
     }
 
     @Override
@@ -281,7 +302,8 @@ public final class ReservedState implements LimiterState {
                 s.settledExpiresAtNanos) && Arrays.equals(settledActuals, s.settledActuals)
                 && Arrays.equals(leaseIds, s.leaseIds) && Arrays.equals(leaseUnits, s.leaseUnits)
                 && Arrays.equals(leaseEndsAtNanos, s.leaseEndsAtNanos) && Arrays.equals(leaseHolderHigh,
-                s.leaseHolderHigh) && Arrays.equals(leaseHolderLow, s.leaseHolderLow));
+                s.leaseHolderHigh) && Arrays.equals(leaseHolderLow, s.leaseHolderLow)
+                && expiredThroughNanos == s.expiredThroughNanos && lastFullNanos == s.lastFullNanos);
     }
 
     @Override

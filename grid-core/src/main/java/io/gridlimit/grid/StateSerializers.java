@@ -263,7 +263,7 @@ final class StateSerializers {
      * Fields: format (INT8), inner (COMPACT: the limiter state), stateId, secretHigh, secretLow, nextId,
      * holdUntilNanos, closedBelow (INT64), settledIds, settledExpiresAtNanos, settledActuals, and since leases
      * (docs/SPEC.md §13) leaseIds, leaseUnits, leaseEndsAtNanos, leaseHolderHigh, leaseHolderLow (ARRAY_OF_INT64;
-     * absent in a state written before, read as no lease) and expiredThroughNanos (INT64; absent: none).
+     * absent in a state written before, read as no lease) expiredThroughNanos and lastFullNanos (INT64; absent: none).
      */
     static final class Reserved implements CompactSerializer<ReservedState> {
         @Override
@@ -280,7 +280,9 @@ final class StateSerializers {
                     leases(r, "leaseIds"), leases(r, "leaseUnits"), leases(r, "leaseEndsAtNanos"),
                     leases(r, "leaseHolderHigh"), leases(r, "leaseHolderLow"),
                     r.getFieldKind("expiredThroughNanos") == com.hazelcast.nio.serialization.FieldKind.INT64
-                            ? r.readInt64("expiredThroughNanos") : Long.MIN_VALUE);
+                            ? r.readInt64("expiredThroughNanos") : Long.MIN_VALUE,
+                    r.getFieldKind("lastFullNanos") == com.hazelcast.nio.serialization.FieldKind.INT64
+                            ? r.readInt64("lastFullNanos") : Long.MIN_VALUE);
         }
 
         /** A lease array; empty in a state written before leases (docs/SPEC.md §13), whose schema lacks it. */
@@ -311,6 +313,7 @@ final class StateSerializers {
             w.writeArrayOfInt64("leaseHolderHigh", s.leaseHolderHigh());
             w.writeArrayOfInt64("leaseHolderLow", s.leaseHolderLow());
             w.writeInt64("expiredThroughNanos", s.expiredThroughNanos());
+            w.writeInt64("lastFullNanos", s.lastFullNanos());
         }
 
         @Override

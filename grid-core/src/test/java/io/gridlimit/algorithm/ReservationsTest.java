@@ -332,4 +332,33 @@ class ReservationsTest {
                 .isEqualTo(Status.UNKNOWN);
         assertThat(List.of(((ReservedState) merged).closedBelow())).containsExactly(2L);
     }
+
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"TOKEN_BUCKET", "GCRA"})
+    void aGiveBackAfterTheBucketFilledUpGivesNothingBack(Algorithm algorithm) {
+        // capacity 20, 20 tokens per second: one token per 50 ms
+        Band band = algorithm == Algorithm.GCRA ? Band.gcra("p", 20, 20, Duration.ofSeconds(1))
+                : Band.tokenBucket("p", 20, 20, Duration.ofSeconds(1));
+        ReservedKey k = new ReservedKey(Policy.builder("p").single(band).build());
+        Decision r = k.reserve(10, T0); // 10 left
+        // full again at T0 + 500 ms; 7 taken then: 13, as deciding 0 at T0 would leave too
+        assertThat(k.take(7, T0 + 500 * Key.MS).remaining()).isEqualTo(13);
+        // a give-back of the 10 now would make 20 where the exact limiter has 13: nothing comes back (SPEC §10)
+        assertThat(k.settle(r.reservation(), 0, T0 + 500 * Key.MS).status()).isEqualTo(Status.SETTLED);
+        assertThat(k.take(14, T0 + 500 * Key.MS).allowed()).isFalse();
+        assertThat(k.take(13, T0 + 500 * Key.MS).allowed()).isTrue();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"TOKEN_BUCKET", "GCRA"})
+    void aGiveBackBeforeTheBucketFilledUpIsExact(Algorithm algorithm) {
+        Band band = algorithm == Algorithm.GCRA ? Band.gcra("p", 20, 20, Duration.ofSeconds(1))
+                : Band.tokenBucket("p", 20, 20, Duration.ofSeconds(1));
+        ReservedKey k = new ReservedKey(Policy.builder("p").single(band).build());
+        Decision r = k.reserve(10, T0); // 10 left
+        assertThat(k.take(3, T0 + 100 * Key.MS).remaining()).isEqualTo(9); // 10 + 2 refilled − 3
+        // give back 10 at 200 ms (11 then): 20, as deciding 0 at T0 then 3 at 100 ms leaves (20 − 3 + 2, full)
+        assertThat(k.settle(r.reservation(), 0, T0 + 200 * Key.MS).status()).isEqualTo(Status.SETTLED);
+        assertThat(k.take(20, T0 + 200 * Key.MS).allowed()).isTrue();
+    }
 }

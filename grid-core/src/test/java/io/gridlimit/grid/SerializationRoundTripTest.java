@@ -79,7 +79,7 @@ class SerializationRoundTripTest {
                 new ReservedState(new TokenBucketState(t, 800, 0, 1_000_000_000L), 5, 6, 7, 4, t + 1_000_000_000L, 1,
                         new long[0], new long[0], new long[0], new long[] {2, 3}, new long[] {100, 100},
                         new long[] {t + 500_000_000L, t + 1_000_000_000L}, new long[] {-1L, 11L},
-                        new long[] {0x7fffffffffffffffL, 12L}, t - 7));
+                        new long[] {0x7fffffffffffffffL, 12L}, t - 7, t - 9));
     }
 
     @Test
