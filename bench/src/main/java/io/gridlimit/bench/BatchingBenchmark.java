@@ -151,37 +151,16 @@ public class BatchingBenchmark {
 
     /** 8 threads run single decisions and both kinds of batch, each waited for, for the given time. */
     private void prewarm(int seconds) {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < 8; t++) {
-            Thread thread = new Thread(() -> {
-                try {
-                    for (int round = 0; System.nanoTime() < end && failure.get() == null; round++) {
-                        switch (round % 3) {
-                            case 0 -> decisions.individual(BenchKeys.next()).join();
-                            case 1 -> memberBatch(16).join();
-                            default -> partitionBatch(16, eligible16).join();
-                        }
-                    }
-                } catch (RuntimeException e) {
-                    failure.compareAndSet(null, e);
+        ClusterRows.runFor("pre-warm-up", 8, seconds, t -> {
+            int[] round = {0};
+            return () -> {
+                switch (round[0]++ % 3) {
+                    case 0 -> decisions.individual(BenchKeys.next()).join();
+                    case 1 -> memberBatch(16).join();
+                    default -> partitionBatch(16, eligible16).join();
                 }
-            }, "batching-prewarm-" + t);
-            thread.start();
-            threads.add(thread);
-        }
-        for (Thread thread : threads) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted during the pre-warm-up", e);
-            }
-        }
-        if (failure.get() != null) {
-            throw new IllegalStateException("pre-warm-up failed", failure.get());
-        }
+            };
+        });
     }
 
     /** Stops the topology once no key is in flight (at most 10 s). */

@@ -108,10 +108,25 @@ final class ClusterRows implements AutoCloseable {
             case "bucket4jTryConsume" -> this::bucket4jTryConsume;
             default -> throw new IllegalArgumentException("no cluster row named '" + method + "'");
         };
+        runFor("cluster pre-warm-up of " + method, PREWARM_THREADS, seconds, t -> call);
+    }
+
+    /**
+     * Runs {@code threads} threads for {@code seconds}, thread {@code t} calling {@code body.apply(t)} over and over,
+     * and waits for them: the pre-warm-up of every cluster and batching trial.
+     *
+     * @param what what runs, for the failure's message
+     * @param threads the number of threads
+     * @param seconds how long
+     * @param body each thread's call (one object per thread: it may keep the thread's own position)
+     * @throws IllegalStateException when a call failed (the first failure is the cause) or the wait was interrupted
+     */
+    static void runFor(String what, int threads, long seconds, java.util.function.IntFunction<Runnable> body) {
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(seconds);
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < PREWARM_THREADS; t++) {
+        List<Thread> started = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Runnable call = body.apply(t);
             Thread thread = new Thread(() -> {
                 try {
                     while (System.nanoTime() - deadline < 0 && failure.get() == null) {
@@ -120,20 +135,20 @@ final class ClusterRows implements AutoCloseable {
                 } catch (RuntimeException e) {
                     failure.compareAndSet(null, e);
                 }
-            }, "cluster-prewarm-" + t);
+            }, "prewarm-" + t);
             thread.start();
-            threads.add(thread);
+            started.add(thread);
         }
-        for (Thread thread : threads) {
+        for (Thread thread : started) {
             try {
                 thread.join();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted during the cluster pre-warm-up", e);
+                throw new IllegalStateException("interrupted during the " + what, e);
             }
         }
         if (failure.get() != null) {
-            throw new IllegalStateException("cluster pre-warm-up of " + method + " failed", failure.get());
+            throw new IllegalStateException(what + " failed", failure.get());
         }
     }
 

@@ -18,12 +18,9 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.infra.BenchmarkParams;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntConsumer;
 
 /**
@@ -169,34 +166,10 @@ public class SkewedClusterBenchmark {
         if (seconds <= 0) {
             return;
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < ClusterRows.PREWARM_THREADS; t++) {
+        ClusterRows.runFor("cluster pre-warm-up of " + row, ClusterRows.PREWARM_THREADS, seconds, t -> {
             int[] trace = SkewedKeys.trace(workload, PREWARM_SEED_BASE + t, 1 << 16);
-            Thread thread = new Thread(() -> {
-                int i = 0;
-                try {
-                    while (System.nanoTime() - deadline < 0 && failure.get() == null) {
-                        call.accept(trace[i++ & (trace.length - 1)]);
-                    }
-                } catch (RuntimeException e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "skewed-cluster-prewarm-" + t);
-            thread.start();
-            threads.add(thread);
-        }
-        for (Thread thread : threads) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted during the cluster pre-warm-up", e);
-            }
-        }
-        if (failure.get() != null) {
-            throw new IllegalStateException("cluster pre-warm-up of " + row + " failed", failure.get());
-        }
+            int[] next = {0};
+            return () -> call.accept(trace[next[0]++ & (trace.length - 1)]);
+        });
     }
 }

@@ -59,6 +59,27 @@ final class Composite {
         };
     }
 
+    /**
+     * The state of a policy whose bands' states are {@code bandStates} (in band order, null for fresh): the single
+     * band's state for a single-band policy, else a {@link CompositeState} of the non-null ones at {@code lastNanos}.
+     */
+    static LimiterState ofBands(Policy policy, LimiterState[] bandStates, long lastNanos) {
+        if (!policy.isComposite()) {
+            return bandStates[0];
+        }
+        List<Band> bands = policy.bands();
+        List<String> names = new ArrayList<>();
+        List<LimiterState> states = new ArrayList<>();
+        for (int i = 0; i < bands.size(); i++) {
+            if (bandStates[i] != null) {
+                names.add(bands.get(i).name());
+                states.add(bandStates[i]);
+            }
+        }
+        return new CompositeState(lastNanos, names.toArray(new String[0]), states.toArray(new LimiterState[0]),
+                false);
+    }
+
     /** The stored state of one band of {@code policy}, or null. */
     static LimiterState bandState(LimiterState stored, Policy policy, Band band) {
         if (stored instanceof CompositeState c) {

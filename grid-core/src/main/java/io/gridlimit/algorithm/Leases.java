@@ -6,7 +6,6 @@ import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.internal.Saturating;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -130,20 +129,8 @@ final class Leases {
         if (!changed) {
             return inner;
         }
-        if (!policy.isComposite()) {
-            return after[0];
-        }
-        List<String> names = new ArrayList<>();
-        List<LimiterState> states = new ArrayList<>();
-        for (int i = 0; i < bands.size(); i++) {
-            if (after[i] != null) {
-                names.add(bands.get(i).name());
-                states.add(after[i]);
-            }
-        }
         // bands the policy no longer has are dropped here, as a decision's write drops them
-        long t = inner == null ? atNanos : Math.max(atNanos, inner.lastNanos());
-        return new CompositeState(t, names.toArray(new String[0]), states.toArray(new LimiterState[0]), false);
+        return Composite.ofBands(policy, after, inner == null ? atNanos : Math.max(atNanos, inner.lastNanos()));
     }
 
     /** The whole tokens the policy's bands have at the reading: the least over its bands. */

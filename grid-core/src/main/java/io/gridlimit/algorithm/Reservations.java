@@ -275,20 +275,7 @@ final class Reservations {
         }
         LimiterState newInner = inner;
         if (changed) {
-            if (!policy.isComposite()) {
-                newInner = after[0];
-            } else {
-                List<String> names = new ArrayList<>();
-                List<LimiterState> states = new ArrayList<>();
-                for (int i = 0; i < bands.size(); i++) {
-                    if (after[i] != null) {
-                        names.add(bands.get(i).name());
-                        states.add(after[i]);
-                    }
-                }
-                newInner = new CompositeState(Math.max(nowNanos, inner.lastNanos()), names.toArray(new String[0]),
-                        states.toArray(new LimiterState[0]), false);
-            }
+            newInner = Composite.ofBands(policy, after, Math.max(nowNanos, inner.lastNanos()));
         }
         newInner = Leases.capInner(newInner, policy, Leases.out(s), nowNanos);
         ReservedState written = record(s, newInner, r, actual, nowNanos);

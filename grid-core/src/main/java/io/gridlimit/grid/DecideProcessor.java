@@ -3,7 +3,6 @@ package io.gridlimit.grid;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.map.EntryProcessor;
-import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
@@ -17,7 +16,6 @@ import io.gridlimit.time.TimeSource;
 import java.io.IOException;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The one EntryProcessor of a decision (SPEC §8), run by Hazelcast on the partition thread of the member that
@@ -247,13 +245,7 @@ final class DecideProcessor
     }
 
     private void store(Map.Entry<String, LimiterState> entry, LimiterState state, long ttlNanos) {
-        if (!(entry instanceof ExtendedMapEntry<String, LimiterState> extended)) {
-            throw new IllegalStateException("GridLimit needs an ExtendedMapEntry to set a TTL, got "
-                    + entry.getClass().getName());
-        }
-        long ttlMillis = storedTtlMillis(ttlNanos);
-        extended.setValue(state, ttlMillis, TimeUnit.MILLISECONDS);
-        backup = new WriteStateProcessor(state, ttlMillis);
+        backup = WriteStateProcessor.store(entry, state, ttlNanos);
     }
 
     /**

@@ -226,8 +226,9 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         RateLimiter.checkReservation(policy, reservation);
         RateLimiter.checkActual(actual);
         checkOpen();
-        if (leases != null && leases.isLocal(reservation)) {
-            return leases.settle(reservation, actual);
+        CompletionStage<Settlement> local = leases == null ? null : leases.settle(reservation, actual);
+        if (local != null) {
+            return local;
         }
         return async.settle(policy, reservation, actual);
     }
@@ -243,8 +244,9 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         RateLimiter.checkReservation(policy, reservation);
         RateLimiter.checkActual(actual);
         checkOpen();
-        if (leases != null && leases.isLocal(reservation)) {
-            return leases.settle(reservation, actual).toCompletableFuture().join();
+        CompletionStage<Settlement> local = leases == null ? null : leases.settle(reservation, actual);
+        if (local != null) {
+            return local.toCompletableFuture().join();
         }
         return map(policy).map().executeOnKey(reservation.key(), new SettleProcessor(policy, reservation, actual))
                 .settlement();
@@ -261,8 +263,9 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     public CompletionStage<Settlement> giveBack(Policy policy, Reservation reservation) {
         RateLimiter.checkReservation(policy, reservation);
         checkOpen();
-        if (leases != null && leases.isLocal(reservation)) {
-            return leases.settle(reservation, 0);
+        CompletionStage<Settlement> local = leases == null ? null : leases.settle(reservation, 0);
+        if (local != null) {
+            return local;
         }
         return async.giveBack(policy, reservation);
     }
@@ -424,6 +427,11 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
         private boolean coalesceHotKeys = true;
         private GiveBackListener giveBackListener = GiveBackListener.NONE;
         private LeaseSettings leaseSettings;
+        /**
+         * The holder side's clock for a lease's life (SPEC §13): monotonic, local, never stored in the grid nor used
+         * in a decision (the owner decides with its epoch-based TimeSource); a step of the wall clock must not
+         * stretch a lease's life on the replica.
+         */
         private java.util.function.LongSupplier ticker = System::nanoTime;
         private boolean sweep = true;
 

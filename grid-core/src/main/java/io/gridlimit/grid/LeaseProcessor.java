@@ -3,7 +3,6 @@ package io.gridlimit.grid;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.map.EntryProcessor;
-import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
@@ -20,7 +19,6 @@ import java.io.IOException;
 import java.security.SecureRandom;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The one EntryProcessor of a lease request (docs/SPEC.md §13), run on the partition thread of the key's owner like
@@ -150,13 +148,7 @@ final class LeaseProcessor
     }
 
     private void store(Map.Entry<String, LimiterState> entry, LimiterState state, long ttlNanos) {
-        if (!(entry instanceof ExtendedMapEntry<String, LimiterState> extended)) {
-            throw new IllegalStateException("GridLimit needs an ExtendedMapEntry to set a TTL, got "
-                    + entry.getClass().getName());
-        }
-        long ttlMillis = DecideProcessor.storedTtlMillis(ttlNanos);
-        extended.setValue(state, ttlMillis, TimeUnit.MILLISECONDS);
-        backup = new WriteStateProcessor(state, ttlMillis);
+        backup = WriteStateProcessor.store(entry, state, ttlNanos);
     }
 
     /** @return the processor that stores the written state on the backups; null when nothing was written */

@@ -243,7 +243,7 @@ final class LocalLeases implements AutoCloseable {
         if (denial != null && denial.policy() == policy && denial.version() == version) {
             Decision d = localDenial(denial, cost, nowTicks); // the owner's denial holds: no lock taken
             if (d != null) {
-                return completed(d, executor);
+                return completed(d);
             }
         }
         Decision local;
@@ -279,7 +279,7 @@ final class LocalLeases implements AutoCloseable {
         }
         settleAll(ended);
         if (local != null) {
-            return completed(local, executor);
+            return completed(local);
         }
         if (wait != null) {
             CompletableFuture<Decision> out = async.newStage();
@@ -629,21 +629,10 @@ final class LocalLeases implements AutoCloseable {
         return stage;
     }
 
-    private CompletionStage<Decision> completed(Decision d, Executor executor) {
+    private CompletionStage<Decision> completed(Decision d) {
         CompletableFuture<Decision> stage = async.newStage();
         stage.complete(d);
         return stage;
-    }
-
-    /**
-     * Whether a reservation was taken from a lease of this limiter (see {@link #settle}).
-     *
-     * @param reservation a reservation
-     * @return true when {@link #settle} must settle it
-     */
-    boolean isLocal(Reservation reservation) {
-        Grant g = grantOf(reservation);
-        return g != null;
     }
 
     private Grant grantOf(Reservation r) {
@@ -664,16 +653,15 @@ final class LocalLeases implements AutoCloseable {
      * takes from it (beyond what is left, it is charged with the lease's settle); once per reservation. After the
      * grant's spend time: {@link Settlement.Status#EXPIRED}, the reserved cost stands.
      *
-     * @param reservation a reservation for which {@link #isLocal} was true
+     * @param reservation a reservation
      * @param actual the actual cost, checked
-     * @return the settlement, never null
+     * @return the settlement; null when the reservation was not taken from a lease of this limiter (the owner
+     *     settles it)
      */
     CompletionStage<Settlement> settle(Reservation reservation, long actual) {
         Grant g = grantOf(reservation);
         if (g == null) {
-            counters.lateLocalSettles.increment();
-            return CompletableFuture.completedFuture(
-                    new Settlement(Settlement.Status.EXPIRED, reservation.cost(), 0, false));
+            return null;
         }
         long seq = 0;
         byte[] mac = reservation.mac();

@@ -3,23 +3,19 @@ package io.gridlimit.grid;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.map.EntryProcessor;
-import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.algorithm.RateLimitAlgorithms;
 import io.gridlimit.algorithm.SettleOutcome;
-import io.gridlimit.api.Band;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.api.Reservation;
 import io.gridlimit.time.TimeSource;
 import java.io.IOException;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The one EntryProcessor of a settle (docs/SPEC.md §10), run on the partition thread of the member that owns the
@@ -86,13 +82,7 @@ final class SettleProcessor
         SettleOutcome outcome = RateLimitAlgorithms.settle(entry.getValue(), policy, entry.getKey(), reservation,
                 actual, nowNanos);
         if (outcome.write()) {
-            if (!(entry instanceof ExtendedMapEntry<String, LimiterState> extended)) {
-                throw new IllegalStateException("GridLimit needs an ExtendedMapEntry to set a TTL, got "
-                        + entry.getClass().getName());
-            }
-            long ttlMillis = DecideProcessor.storedTtlMillis(outcome.ttlNanos());
-            extended.setValue(outcome.state(), ttlMillis, TimeUnit.MILLISECONDS);
-            backup = new WriteStateProcessor(outcome.state(), ttlMillis);
+            backup = WriteStateProcessor.store(entry, outcome.state(), outcome.ttlNanos());
         }
         return new SettleResult(outcome.settlement());
     }

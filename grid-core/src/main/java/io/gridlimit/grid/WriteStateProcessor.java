@@ -47,6 +47,26 @@ final class WriteStateProcessor
     }
 
     /**
+     * Stores a state the primary computed with its TTL (SPEC §8: {@link DecideProcessor#storedTtlMillis}) and returns
+     * the backup processor carrying exactly that state and TTL: the one write of every GridLimit EntryProcessor.
+     *
+     * @param entry the entry being processed, an {@link ExtendedMapEntry}
+     * @param state the state to store
+     * @param ttlNanos the state's TTL in nanoseconds, >= 0
+     * @return the backup processor
+     * @throws IllegalStateException if the entry cannot take a TTL
+     */
+    static WriteStateProcessor store(Map.Entry<String, LimiterState> entry, LimiterState state, long ttlNanos) {
+        if (!(entry instanceof ExtendedMapEntry<String, LimiterState> extended)) {
+            throw new IllegalStateException("GridLimit needs an ExtendedMapEntry to set a TTL, got "
+                    + entry.getClass().getName());
+        }
+        long ttlMillis = DecideProcessor.storedTtlMillis(ttlNanos);
+        extended.setValue(state, ttlMillis, TimeUnit.MILLISECONDS);
+        return new WriteStateProcessor(state, ttlMillis);
+    }
+
+    /**
      * @param state the state the primary wrote
      * @param ttlMillis the TTL the primary handed to Hazelcast, in milliseconds, >= 1
      * @param format the wire format to write
