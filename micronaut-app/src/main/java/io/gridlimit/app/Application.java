@@ -1,7 +1,5 @@
 package io.gridlimit.app;
 
-import io.micronaut.runtime.Micronaut;
-
 /** Entry point of the GridLimit rate-limiting service. */
 public final class Application {
     /**
@@ -16,11 +14,12 @@ public final class Application {
     }
 
     /**
-     * Starts the service.
+     * Starts the service; invalid GridLimit configuration stops it with one ERROR line naming the property and the
+     * value, and exit status 1 ({@link ServiceLauncher}).
      *
      * @param args command-line arguments, passed to Micronaut
      */
     public static void main(String[] args) {
-        Micronaut.run(Application.class, args);
+        new ServiceLauncher().classes(Application.class).args(args).start();
     }
 }
