@@ -39,17 +39,32 @@ public record KeyPart(Status status, @Nullable String value, @Nullable String mi
         }
     }
 
-    /** @param value the key part @return a present part */
+    /**
+     * A part that has a value.
+     *
+     * @param value the key part, as it becomes part of the key
+     * @return a present part
+     */
     public static KeyPart present(String value) {
         return new KeyPart(Status.PRESENT, value, null);
     }
 
-    /** @param missing what is missing @return an absent part */
+    /**
+     * A part that the request does not have.
+     *
+     * @param missing what is missing, for the 400 body and the logs (never a key value)
+     * @return an absent part
+     */
     public static KeyPart absent(String missing) {
         return new KeyPart(Status.ABSENT, null, missing);
     }
 
-    /** @param missing what is missing, with why it is malformed @return a malformed part */
+    /**
+     * A part that the request has but that is malformed (docs/SPEC.md §6: always rejected with 400).
+     *
+     * @param missing what is missing, with why it is malformed
+     * @return a malformed part
+     */
     public static KeyPart malformed(String missing) {
         return new KeyPart(Status.MALFORMED, null, missing);
     }
