@@ -11,20 +11,12 @@ import java.util.Objects;
  * decision ({@link Outcome}); a settle that changes nothing (unknown, forged, expired, already settled) writes
  * nothing. Immutable and thread-safe.
  */
-public final class SettleOutcome {
+public final class SettleOutcome extends StateWrite {
     private final Settlement settlement;
-    private final boolean write;
-    private final LimiterState state;
-    private final long ttlNanos;
 
     SettleOutcome(Settlement settlement, boolean write, LimiterState state, long ttlNanos) {
+        super(write, state, Math.max(0, ttlNanos));
         this.settlement = Objects.requireNonNull(settlement, "settlement");
-        if (write && state == null) {
-            throw new IllegalArgumentException("a write needs a state");
-        }
-        this.write = write;
-        this.state = state;
-        this.ttlNanos = Math.max(0, ttlNanos);
     }
 
     static SettleOutcome none(Settlement settlement, LimiterState unchanged) {
@@ -36,24 +28,8 @@ public final class SettleOutcome {
         return settlement;
     }
 
-    /** @return true iff {@link #state()} must be stored */
-    public boolean write() {
-        return write;
-    }
-
-    /** @return the state to store when {@link #write()}; otherwise the input state (null when there was none) */
-    public LimiterState state() {
-        return state;
-    }
-
-    /** @return nanoseconds after the reading at which the written state equals a fresh one, >= 0; 0 without a write */
-    public long ttlNanos() {
-        return ttlNanos;
-    }
-
     @Override
     public String toString() {
-        return "SettleOutcome{" + settlement + (write ? " write ttlNanos=" + ttlNanos + " " + state : " no write")
-                + "}";
+        return "SettleOutcome{" + settlement + writeString() + "}";
     }
 }

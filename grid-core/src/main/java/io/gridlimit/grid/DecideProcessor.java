@@ -2,11 +2,8 @@ package io.gridlimit.grid;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
-import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
-import io.gridlimit.algorithm.CarryOver;
 import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.algorithm.Outcome;
 import io.gridlimit.algorithm.RateLimitAlgorithms;
@@ -45,9 +42,7 @@ import java.util.Objects;
  * with reservations. A processor is written in the {@link WireFormat#writeFormat()} of its creation, and answers in
  * the format it was read in (grid-core/docs/wire.md).
  */
-final class DecideProcessor
-        implements EntryProcessor<String, LimiterState, DecisionResult>, IdentifiedDataSerializable,
-        HazelcastInstanceAware {
+final class DecideProcessor extends OwnerProcessor<DecisionResult, DecideProcessor> {
     /** Most costs one coalesced invocation may carry. */
     static final int MAX_BATCH = 1024;
     /**
@@ -72,10 +67,6 @@ final class DecideProcessor
     private long policyVersion;
     /** Whether this processor is written under, or was read from, {@link SerializationIds#DECIDE_PROCESSOR_CATALOG}. */
     private boolean catalogForm;
-
-    private transient HazelcastInstance instance;
-    private transient TimeSource timeSource;
-    private transient WriteStateProcessor backup;
 
     /**
      * For deserialization.
@@ -171,27 +162,9 @@ final class DecideProcessor
         return reserve;
     }
 
-    /**
-     * Uses this time source instead of the member's: for tests on a plain entry without a cluster.
-     *
-     * @param source the time source
-     * @return this processor
-     */
-    DecideProcessor withTimeSource(TimeSource source) {
-        this.timeSource = source;
-        return this;
-    }
-
-    @Override
-    public void setHazelcastInstance(HazelcastInstance hazelcastInstance) {
-        this.instance = hazelcastInstance;
-    }
-
     @Override
     public DecisionResult process(Map.Entry<String, LimiterState> entry) {
-        backup = null;
-        TimeSource source = timeSource != null ? timeSource : GridLimitHazelcast.timeSourceOf(instance);
-        long nowNanos = source.nowNanos();
+        long nowNanos = begin();
         // the newest version of the policy this owner knows, and the state carried over to it (SPEC §4, §11)
         OwnerPolicy.Resolved owner = OwnerPolicy.resolve(instance, policy, policyVersion, entry.getValue(), nowNanos);
         Policy policy = owner.policy();
@@ -203,7 +176,7 @@ final class DecideProcessor
             if (outcome.write()) {
                 store(entry, outcome.state(), outcome.ttlNanos());
             } else if (owner.carried()) {
-                storeCarried(entry, owner, nowNanos);
+                storeUntilFresh(entry, owner.state(), owner.policy(), nowNanos);
             }
             return result(new Decision[] {outcome.decision()}, owner.version());
         }
@@ -222,16 +195,9 @@ final class DecideProcessor
             // every outcome shares one reading, so the last written state's TTL is measured from now as well
             store(entry, lastWrite.state(), lastWrite.ttlNanos());
         } else if (owner.carried()) {
-            storeCarried(entry, owner, nowNanos);
+            storeUntilFresh(entry, owner.state(), owner.policy(), nowNanos);
         }
         return result(decisions, owner.version());
-    }
-
-    /** A carried-over state is written even when nothing was admitted, so later decisions refill from it. */
-    private void storeCarried(Map.Entry<String, LimiterState> entry, OwnerPolicy.Resolved owner, long nowNanos) {
-        if (owner.state() != null) {
-            store(entry, owner.state(), CarryOver.nanosUntilFresh(owner.state(), owner.policy(), nowNanos));
-        }
     }
 
     private DecisionResult result(Decision[] decisions, long version) {
@@ -242,10 +208,6 @@ final class DecideProcessor
             decisions[i] = decisions[i].withPolicyVersion(version);
         }
         return reserve ? new DecisionResult(decisions, format).reserving() : DecisionResult.catalog(decisions, format);
-    }
-
-    private void store(Map.Entry<String, LimiterState> entry, LimiterState state, long ttlNanos) {
-        backup = WriteStateProcessor.store(entry, state, ttlNanos);
     }
 
     /**
@@ -283,7 +245,7 @@ final class DecideProcessor
      */
     @Override
     public WriteStateProcessor getBackupProcessor() {
-        return backup;
+        return backup();
     }
 
     Policy policy() {
@@ -346,11 +308,6 @@ final class DecideProcessor
                 throw new IOException("policy version out of range: " + policyVersion);
             }
         }
-    }
-
-    @Override
-    public int getFactoryId() {
-        return SerializationIds.FACTORY_ID;
     }
 
     @Override

@@ -98,10 +98,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
      */
     @Override
     public Decision tryAcquire(Policy policy, String key, long cost) {
-        Objects.requireNonNull(policy, "policy");
-        RateLimiter.checkKey(key);
-        RateLimiter.checkCost(cost);
-        checkOpen();
+        checkRequest(policy, key, cost);
         DecisionResult result = map(policy).map().executeOnKey(key,
                 new DecideProcessor(policy, cost).withPolicyVersion(maps.versionOf(policy)));
         return result.first();
@@ -117,10 +114,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
      */
     @Override
     public CompletionStage<Decision> tryAcquireAsync(Policy policy, String key, long cost) {
-        Objects.requireNonNull(policy, "policy");
-        RateLimiter.checkKey(key);
-        RateLimiter.checkCost(cost);
-        checkOpen();
+        checkRequest(policy, key, cost);
         return leases != null ? leases.decide(policy, key, cost, null, false) : async.decide(policy, key, cost, null);
     }
 
@@ -139,11 +133,8 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
      */
     @Override
     public CompletionStage<Decision> tryAcquireAsync(Policy policy, String key, long cost, Executor executor) {
-        Objects.requireNonNull(policy, "policy");
-        RateLimiter.checkKey(key);
-        RateLimiter.checkCost(cost);
         Objects.requireNonNull(executor, "executor");
-        checkOpen();
+        checkRequest(policy, key, cost);
         return leases != null ? leases.decide(policy, key, cost, executor, false)
                 : async.decide(policy, key, cost, executor);
     }
@@ -159,18 +150,10 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     @Override
     public CompletionStage<Decision> reserveAsync(Policy policy, String key, long cost, Executor executor) {
         Objects.requireNonNull(executor, "executor");
-        Objects.requireNonNull(policy, "policy");
-        RateLimiter.checkKey(key);
-        RateLimiter.checkCost(cost);
-        checkOpen();
+        checkRequest(policy, key, cost);
         return async.reserve(policy, key, cost, executor);
     }
 
-    /**
-     * Takes a reservation with callbacks on this limiter's callback pool. {@inheritDoc}
-     *
-     * @throws IllegalStateException if this limiter is closed
-     */
     /**
      * As {@link #reserveAsync(Policy, String, long, Executor)}, for a reservation that is settled or given back
      * through this limiter only: with leases on ({@link Builder#leases(LeaseSettings)}), a busy key's reservation
@@ -182,20 +165,19 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     @Override
     public CompletionStage<Decision> reserveHereAsync(Policy policy, String key, long cost, Executor executor) {
         Objects.requireNonNull(executor, "executor");
-        Objects.requireNonNull(policy, "policy");
-        RateLimiter.checkKey(key);
-        RateLimiter.checkCost(cost);
-        checkOpen();
+        checkRequest(policy, key, cost);
         return leases != null && WireFormat.reservations() ? leases.decide(policy, key, cost, executor, true)
                 : async.reserve(policy, key, cost, executor);
     }
 
+    /**
+     * Takes a reservation with callbacks on this limiter's callback pool. {@inheritDoc}
+     *
+     * @throws IllegalStateException if this limiter is closed
+     */
     @Override
     public CompletionStage<Decision> reserveAsync(Policy policy, String key, long cost) {
-        Objects.requireNonNull(policy, "policy");
-        RateLimiter.checkKey(key);
-        RateLimiter.checkCost(cost);
-        checkOpen();
+        checkRequest(policy, key, cost);
         return async.reserve(policy, key, cost, null);
     }
 
@@ -207,10 +189,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
      */
     @Override
     public Decision reserve(Policy policy, String key, long cost) {
-        Objects.requireNonNull(policy, "policy");
-        RateLimiter.checkKey(key);
-        RateLimiter.checkCost(cost);
-        checkOpen();
+        checkRequest(policy, key, cost);
         DecideProcessor processor = new DecideProcessor(policy, cost).withPolicyVersion(maps.versionOf(policy));
         return map(policy).map().executeOnKey(key, WireFormat.reservations() ? processor.reserving() : processor)
                 .first();
@@ -390,6 +369,14 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
 
     private PolicyMaps.PolicyMap map(String policyName) {
         return maps.get(policyName);
+    }
+
+    /** The checks of every single-cost request, in this order: the policy, the key, the cost, this limiter open. */
+    private void checkRequest(Policy policy, String key, long cost) {
+        Objects.requireNonNull(policy, "policy");
+        RateLimiter.checkKey(key);
+        RateLimiter.checkCost(cost);
+        checkOpen();
     }
 
     private void checkOpen() {

@@ -1,12 +1,7 @@
 package io.gridlimit.grid;
 
-import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.core.HazelcastInstanceAware;
-import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
-import io.gridlimit.algorithm.CarryOver;
 import io.gridlimit.algorithm.LeaseGrant;
 import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.algorithm.RateLimitAlgorithms;
@@ -14,7 +9,6 @@ import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.api.Reservation;
-import io.gridlimit.time.TimeSource;
 import java.io.IOException;
 import java.security.SecureRandom;
 import java.util.Map;
@@ -35,9 +29,7 @@ import java.util.Objects;
  * per one its reservation ({@link Reservation#toBytes()}, byte array) and actual (long). Not thread-safe: one instance per
  * invocation.
  */
-final class LeaseProcessor
-        implements EntryProcessor<String, LimiterState, LeaseResult>, IdentifiedDataSerializable,
-        HazelcastInstanceAware {
+final class LeaseProcessor extends OwnerProcessor<LeaseResult, LeaseProcessor> {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private Policy policy;
@@ -54,10 +46,6 @@ final class LeaseProcessor
     private static final Reservation[] NO_CLOSES = new Reservation[0];
     /** Most used-up leases one request closes. */
     static final int MAX_CLOSES = 64;
-
-    private transient HazelcastInstance instance;
-    private transient TimeSource timeSource;
-    private transient WriteStateProcessor backup;
 
     /** For deserialization. */
     LeaseProcessor() {
@@ -103,27 +91,9 @@ final class LeaseProcessor
         return this;
     }
 
-    /**
-     * Uses this time source instead of the member's: for tests on a plain entry without a cluster.
-     *
-     * @param source the time source
-     * @return this processor
-     */
-    LeaseProcessor withTimeSource(TimeSource source) {
-        this.timeSource = source;
-        return this;
-    }
-
-    @Override
-    public void setHazelcastInstance(HazelcastInstance hazelcastInstance) {
-        this.instance = hazelcastInstance;
-    }
-
     @Override
     public LeaseResult process(Map.Entry<String, LimiterState> entry) {
-        backup = null;
-        TimeSource source = timeSource != null ? timeSource : GridLimitHazelcast.timeSourceOf(instance);
-        long nowNanos = source.nowNanos();
+        long nowNanos = begin();
         OwnerPolicy.Resolved owner = OwnerPolicy.resolve(instance, policy, policyVersion, entry.getValue(), nowNanos);
         LimiterState state = owner.state();
         boolean changed = owner.carried();
@@ -140,22 +110,11 @@ final class LeaseProcessor
                 durationNanos, holderHigh, holderLow, reserve, nowNanos, RANDOM);
         if (grant.outcome().write()) {
             store(entry, grant.outcome().state(), grant.outcome().ttlNanos());
-        } else if (changed && state != null) {
-            store(entry, state, CarryOver.nanosUntilFresh(state, owner.policy(), nowNanos));
+        } else if (changed) {
+            storeUntilFresh(entry, state, owner.policy(), nowNanos);
         }
         Decision d = grant.outcome().decision().withPolicyVersion(owner.version());
         return new LeaseResult(d, grant.grantedUnits(), grant.leaseEndNanos(), nowNanos);
-    }
-
-    private void store(Map.Entry<String, LimiterState> entry, LimiterState state, long ttlNanos) {
-        backup = WriteStateProcessor.store(entry, state, ttlNanos);
-    }
-
-    /** @return the processor that stores the written state on the backups; null when nothing was written */
-    @Override
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    public EntryProcessor<String, LimiterState, LeaseResult> getBackupProcessor() {
-        return (EntryProcessor) backup; // a backup processor's result is never read
     }
 
     @Override
@@ -209,11 +168,6 @@ final class LeaseProcessor
         } catch (IllegalArgumentException e) {
             throw new IOException("unreadable lease close: " + e.getMessage());
         }
-    }
-
-    @Override
-    public int getFactoryId() {
-        return SerializationIds.FACTORY_ID;
     }
 
     @Override

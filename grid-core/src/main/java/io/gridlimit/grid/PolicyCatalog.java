@@ -1,28 +1,17 @@
 package io.gridlimit.grid;
 
 import com.hazelcast.cluster.Member;
-import com.hazelcast.core.EntryEvent;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.LifecycleEvent;
 import com.hazelcast.map.IMap;
-import com.hazelcast.map.listener.EntryAddedListener;
-import com.hazelcast.map.listener.EntryMergedListener;
-import com.hazelcast.map.listener.EntryRemovedListener;
-import com.hazelcast.map.listener.EntryUpdatedListener;
 import io.gridlimit.api.Policy;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -47,6 +36,10 @@ import java.util.function.Consumer;
  * </ul>
  * Changes block on the grid: call them off the event loop (the admin API runs them on the blocking executor).
  * Changes are accepted only while every member reads the catalog's wire types ({@link CatalogSupport}). Thread-safe.
+ *
+ * <p>The parts: {@link CatalogCopy} (the policies' local copy), {@link LocalOverrides} (the overrides' local copy)
+ * and {@link RouteReferences} (this replica's references); the compare-and-set changes are
+ * {@link CatalogUpdateProcessor}s.
  */
 public final class PolicyCatalog implements AutoCloseable {
     /** The IMap of the policy records. */
@@ -61,29 +54,23 @@ public final class PolicyCatalog implements AutoCloseable {
     public static final int MAX_POLICIES = 10_000;
     /** Default most overrides the catalog holds. */
     public static final int DEFAULT_MAX_OVERRIDES = 100_000;
-    /** The separator of an override's map key: {@code <policy>|<key>}. */
-    static final char OVERRIDE_SEPARATOR = '|';
-
     private final HazelcastInstance instance;
     /** Run after each (re)connection's reload, on the reload thread. */
     private final List<Runnable> onConnect = new CopyOnWriteArrayList<>();
-    private final ConcurrentHashMap<String, PolicyRecord> local = new ConcurrentHashMap<>();
+    private final CatalogCopy local;
     private final LocalOverrides localOverrides = new LocalOverrides();
-    private final List<Consumer<PolicyRecord>> listeners = new CopyOnWriteArrayList<>();
-    private final SeenPolicies seen;
     private final int maxOverrides;
     private final String replicaId;
     private volatile UUID policyListener;
     private volatile UUID overrideListener;
     private final UUID lifecycleListener;
-    private final ScheduledExecutorService refresher;
-    private volatile String referencesValue;
+    private final RouteReferences references;
 
     private PolicyCatalog(HazelcastInstance instance, int maxOverrides) {
         this.instance = instance;
         this.maxOverrides = maxOverrides;
         boolean member = instance.getLocalEndpoint() instanceof Member;
-        this.seen = member ? SeenPolicies.of(instance) : null;
+        this.local = new CatalogCopy(member ? SeenPolicies.of(instance) : null);
         this.replicaId = instance.getLocalEndpoint().getUuid().toString();
         this.lifecycleListener = member ? null : instance.getLifecycleService().addLifecycleListener(e -> {
             if (e.getState() == LifecycleEvent.LifecycleState.CLIENT_CONNECTED) {
@@ -97,13 +84,7 @@ public final class PolicyCatalog implements AutoCloseable {
         } else {
             reloadQuietly(); // a client still connecting loads when it connects
         }
-        this.refresher = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "gridlimit-catalog-references");
-            t.setDaemon(true);
-            return t;
-        });
-        long period = REFERENCE_TTL_SECONDS / 3;
-        refresher.scheduleWithFixedDelay(this::refreshReferences, period, period, TimeUnit.SECONDS);
+        this.references = new RouteReferences(instance, replicaId);
     }
 
     /**
@@ -143,10 +124,6 @@ public final class PolicyCatalog implements AutoCloseable {
         return instance.getMap(OVERRIDES_MAP);
     }
 
-    private IMap<String, String> references() {
-        return instance.getMap(REFERENCES_MAP);
-    }
-
     /**
      * Runs a task after every later (re)connection of a client, once its copy is reloaded (on a thread of its own):
      * for what must reach the grid but could not at boot, such as seeding. Never run on a member.
@@ -180,54 +157,19 @@ public final class PolicyCatalog implements AutoCloseable {
     /** Registers the listeners (once), then loads both maps. */
     private synchronized void connect() {
         if (policyListener == null) {
-            policyListener = policies().addEntryListener(new PolicyEvents(), true);
+            policyListener = policies().addEntryListener(local, true);
         }
         if (overrideListener == null) {
-            overrideListener = overrides().addEntryListener(new OverrideEvents(), true);
+            overrideListener = overrides().addEntryListener(localOverrides, true);
         }
         reload();
     }
 
     private void reload() {
         for (Map.Entry<String, PolicyRecord> e : policies().entrySet()) {
-            apply(e.getValue());
+            local.apply(e.getValue());
         }
-        Map<String, String> all = Map.copyOf(overrides());
-        localOverrides.retainAll(all.keySet());
-        localOverrides.putAll(all);
-    }
-
-    /** Takes a record into the local copy when it is newer than the one held; notifies the listeners. */
-    private void apply(PolicyRecord record) {
-        if (record == null) {
-            return;
-        }
-        boolean[] newer = {false};
-        local.compute(record.name(), (n, held) -> {
-            if (held == null || record.version() > held.version()) {
-                newer[0] = true;
-                return record;
-            }
-            return held;
-        });
-        if (!newer[0]) {
-            return;
-        }
-        if (seen != null) {
-            if (record.live()) {
-                seen.rememberVersion(record.version(), record.policy());
-            }
-            for (SeenPolicies.Versioned v : record.earlier()) {
-                seen.rememberVersion(v.version(), v.policy());
-            }
-        }
-        for (Consumer<PolicyRecord> l : listeners) {
-            try {
-                l.accept(record);
-            } catch (RuntimeException e) {
-                // a listener's failure never stops the copy from being current
-            }
-        }
+        localOverrides.reload(Map.copyOf(overrides()));
     }
 
     /**
@@ -237,7 +179,7 @@ public final class PolicyCatalog implements AutoCloseable {
      * @param listener the listener
      */
     public void onChange(Consumer<PolicyRecord> listener) {
-        listeners.add(Objects.requireNonNull(listener, "listener"));
+        local.onChange(Objects.requireNonNull(listener, "listener"));
     }
 
     /**
@@ -263,14 +205,7 @@ public final class PolicyCatalog implements AutoCloseable {
 
     /** @return the live records of the local copy, by name */
     public List<PolicyRecord> records() {
-        List<PolicyRecord> out = new ArrayList<>();
-        for (PolicyRecord r : local.values()) {
-            if (r.live()) {
-                out.add(r);
-            }
-        }
-        out.sort(Comparator.comparing(PolicyRecord::name));
-        return out;
+        return local.live();
     }
 
     /**
@@ -291,8 +226,7 @@ public final class PolicyCatalog implements AutoCloseable {
      * @return the version, >= 1; 0 when the catalog holds another policy, a deletion or nothing under that name
      */
     public long versionOf(Policy policy) {
-        PolicyRecord r = local.get(policy.name());
-        return r != null && r.live() && (r.policy() == policy || r.policy().equals(policy)) ? r.version() : 0;
+        return local.versionOf(policy);
     }
 
     /**
@@ -311,14 +245,7 @@ public final class PolicyCatalog implements AutoCloseable {
      * @return the overrides under that policy, key to the other policy's name (local copy)
      */
     public Map<String, String> overridesOf(String policyName) {
-        String prefix = policyName + OVERRIDE_SEPARATOR;
-        Map<String, String> out = new java.util.TreeMap<>();
-        localOverrides.forEach((k, v) -> {
-            if (k.startsWith(prefix)) {
-                out.put(k.substring(prefix.length()), v);
-            }
-        });
-        return out;
+        return localOverrides.of(policyName);
     }
 
     /**
@@ -326,22 +253,12 @@ public final class PolicyCatalog implements AutoCloseable {
      * @return the override map keys whose target is that policy (local copy), as {@code <policy>|<key>}
      */
     public List<String> overridesTargeting(String policyName) {
-        List<String> out = new ArrayList<>();
-        localOverrides.forEach((k, v) -> {
-            if (v.equals(policyName)) {
-                out.add(k);
-            }
-        });
-        return out;
+        return localOverrides.targeting(policyName);
     }
 
     /** @return the number of overrides in the local copy */
     public int overrideCount() {
         return localOverrides.size();
-    }
-
-    static String overrideKey(String policyName, String key) {
-        return policyName + OVERRIDE_SEPARATOR + key;
     }
 
     /** What became of a change. */
@@ -385,7 +302,7 @@ public final class PolicyCatalog implements AutoCloseable {
      * @throws IllegalStateException if a member of the cluster does not read the catalog (a rolling upgrade)
      */
     public Change put(Policy policy, long expectedVersion, String changedBy) {
-        if (!local.containsKey(policy.name()) && local.size() >= MAX_POLICIES) {
+        if (local.fullFor(policy.name(), MAX_POLICIES)) {
             return new Change(Status.FULL, null, null);
         }
         return change(new CatalogUpdateProcessor(policy.name(), CatalogUpdateProcessor.Op.PUT, expectedVersion,
@@ -425,7 +342,7 @@ public final class PolicyCatalog implements AutoCloseable {
     private Change change(CatalogUpdateProcessor processor) {
         requireSupport();
         CatalogUpdateProcessor.Result r = policies().executeOnKey(processor.name(), processor);
-        apply(r.after());
+        local.apply(r.after());
         return new Change(Status.valueOf(r.status().name()), r.before(), r.after());
     }
 
@@ -460,7 +377,7 @@ public final class PolicyCatalog implements AutoCloseable {
      */
     public OverrideStatus putOverride(String policyName, String key, String target, String expectedTarget) {
         requireSupport();
-        String k = overrideKey(policyName, key);
+        String k = LocalOverrides.key(policyName, key);
         IMap<String, String> overrides = overrides();
         boolean exists = localOverrides.containsKey(k) || overrides.containsKey(k);
         if (!exists && overrides.size() >= maxOverrides) {
@@ -491,7 +408,7 @@ public final class PolicyCatalog implements AutoCloseable {
      */
     public OverrideStatus removeOverride(String policyName, String key, String expectedTarget) {
         requireSupport();
-        String k = overrideKey(policyName, key);
+        String k = LocalOverrides.key(policyName, key);
         IMap<String, String> overrides = overrides();
         if (expectedTarget == null) {
             String removed = overrides.remove(k);
@@ -514,8 +431,8 @@ public final class PolicyCatalog implements AutoCloseable {
      * @return the target, or null
      */
     public String readOverride(String policyName, String key) {
-        String target = overrides().get(overrideKey(policyName, key));
-        String k = overrideKey(policyName, key);
+        String target = overrides().get(LocalOverrides.key(policyName, key));
+        String k = LocalOverrides.key(policyName, key);
         if (target == null) {
             localOverrides.remove(k);
         } else {
@@ -530,23 +447,7 @@ public final class PolicyCatalog implements AutoCloseable {
      * @param referencesByPolicy per policy name, the routes (as their configuration paths) that name it
      */
     public void registerReferences(Map<String, ? extends Collection<String>> referencesByPolicy) {
-        StringBuilder b = new StringBuilder();
-        referencesByPolicy.forEach((policy, routes) -> routes.forEach(route ->
-                b.append(policy).append('\t').append(route).append('\n')));
-        referencesValue = b.toString();
-        refreshReferences();
-    }
-
-    private void refreshReferences() {
-        String value = referencesValue;
-        if (value == null) {
-            return;
-        }
-        try {
-            references().set(replicaId, value, REFERENCE_TTL_SECONDS, TimeUnit.SECONDS);
-        } catch (RuntimeException e) {
-            // the grid is away: refreshed at the next tick
-        }
+        references.register(referencesByPolicy);
     }
 
     /**
@@ -556,17 +457,7 @@ public final class PolicyCatalog implements AutoCloseable {
      * @return one entry per route, {@code "<route> on replica <id>"}, sorted; empty when none
      */
     public List<String> referencesTo(String policyName) {
-        List<String> out = new ArrayList<>();
-        for (Map.Entry<String, String> e : references().entrySet()) {
-            for (String line : e.getValue().split("\n")) {
-                int tab = line.indexOf('\t');
-                if (tab > 0 && line.substring(0, tab).equals(policyName)) {
-                    out.add(line.substring(tab + 1) + " on replica " + e.getKey());
-                }
-            }
-        }
-        out.sort(null);
-        return out;
+        return references.to(policyName);
     }
 
     /** @return this replica's id in {@link #REFERENCES_MAP}: its member or client UUID */
@@ -580,7 +471,7 @@ public final class PolicyCatalog implements AutoCloseable {
      */
     @Override
     public void close() {
-        refresher.shutdownNow();
+        references.stop();
         try {
             if (policyListener != null) {
                 policies().removeEntryListener(policyListener);
@@ -591,105 +482,9 @@ public final class PolicyCatalog implements AutoCloseable {
             if (lifecycleListener != null) {
                 instance.getLifecycleService().removeLifecycleListener(lifecycleListener);
             }
-            if (referencesValue != null) {
-                references().delete(replicaId);
-            }
+            references.remove();
         } catch (RuntimeException e) {
             // the instance is shutting down: its listeners and entries go with it (references expire by TTL)
-        }
-    }
-
-    /**
-     * The local copy of the overrides, by policy then key, so that a lookup on the decision path builds no string
-     * (the map's own key is {@code <policy>|<key>}). Thread-safe.
-     */
-    private static final class LocalOverrides {
-        private final ConcurrentHashMap<String, ConcurrentHashMap<String, String>> byPolicy = new ConcurrentHashMap<>();
-        private final java.util.concurrent.atomic.AtomicInteger size = new java.util.concurrent.atomic.AtomicInteger();
-
-        String get(String policyName, String key) {
-            ConcurrentHashMap<String, String> keys = byPolicy.get(policyName);
-            return keys == null ? null : keys.get(key);
-        }
-
-        boolean containsKey(String mapKey) {
-            int bar = mapKey.indexOf(OVERRIDE_SEPARATOR);
-            return get(mapKey.substring(0, bar), mapKey.substring(bar + 1)) != null;
-        }
-
-        void put(String mapKey, String target) {
-            int bar = mapKey.indexOf(OVERRIDE_SEPARATOR);
-            if (byPolicy.computeIfAbsent(mapKey.substring(0, bar), p -> new ConcurrentHashMap<>())
-                    .put(mapKey.substring(bar + 1), target) == null) {
-                size.incrementAndGet();
-            }
-        }
-
-        void remove(String mapKey) {
-            int bar = mapKey.indexOf(OVERRIDE_SEPARATOR);
-            ConcurrentHashMap<String, String> keys = byPolicy.get(mapKey.substring(0, bar));
-            if (keys != null && keys.remove(mapKey.substring(bar + 1)) != null) {
-                size.decrementAndGet();
-            }
-        }
-
-        void putAll(Map<String, String> all) {
-            all.forEach(this::put);
-        }
-
-        void retainAll(java.util.Set<String> mapKeys) {
-            List<String> gone = new ArrayList<>();
-            forEach((k, v) -> {
-                if (!mapKeys.contains(k)) {
-                    gone.add(k);
-                }
-            });
-            gone.forEach(this::remove);
-        }
-
-        void forEach(java.util.function.BiConsumer<String, String> action) {
-            byPolicy.forEach((policy, keys) -> keys.forEach((key, target) ->
-                    action.accept(policy + OVERRIDE_SEPARATOR + key, target)));
-        }
-
-        int size() {
-            return size.get();
-        }
-    }
-
-    private final class PolicyEvents implements EntryAddedListener<String, PolicyRecord>,
-            EntryUpdatedListener<String, PolicyRecord>, EntryMergedListener<String, PolicyRecord> {
-        @Override
-        public void entryAdded(EntryEvent<String, PolicyRecord> event) {
-            apply(event.getValue());
-        }
-
-        @Override
-        public void entryUpdated(EntryEvent<String, PolicyRecord> event) {
-            apply(event.getValue());
-        }
-
-        @Override
-        public void entryMerged(EntryEvent<String, PolicyRecord> event) {
-            apply(event.getValue());
-        }
-    }
-
-    private final class OverrideEvents implements EntryAddedListener<String, String>,
-            EntryUpdatedListener<String, String>, EntryRemovedListener<String, String> {
-        @Override
-        public void entryAdded(EntryEvent<String, String> event) {
-            localOverrides.put(event.getKey(), event.getValue());
-        }
-
-        @Override
-        public void entryUpdated(EntryEvent<String, String> event) {
-            localOverrides.put(event.getKey(), event.getValue());
-        }
-
-        @Override
-        public void entryRemoved(EntryEvent<String, String> event) {
-            localOverrides.remove(event.getKey());
         }
     }
 }

@@ -1,18 +1,13 @@
 package io.gridlimit.grid;
 
-import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.core.HazelcastInstanceAware;
-import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.algorithm.RateLimitAlgorithms;
 import io.gridlimit.algorithm.SettleOutcome;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.api.Reservation;
-import io.gridlimit.time.TimeSource;
 import java.io.IOException;
 import java.util.Map;
 import java.util.Objects;
@@ -30,17 +25,11 @@ import java.util.Objects;
  * reservation ({@link Reservation#toBytes()} as a byte array), the actual cost (long). Not thread-safe: one
  * instance per invocation.
  */
-final class SettleProcessor
-        implements EntryProcessor<String, LimiterState, SettleResult>, IdentifiedDataSerializable,
-        HazelcastInstanceAware {
+final class SettleProcessor extends OwnerProcessor<SettleResult, SettleProcessor> {
     private Policy policy;
     private Reservation reservation;
     private long actual;
     private byte format;
-
-    private transient HazelcastInstance instance;
-    private transient TimeSource timeSource;
-    private transient WriteStateProcessor backup;
 
     /** For deserialization. */
     SettleProcessor() {
@@ -58,40 +47,15 @@ final class SettleProcessor
         this.format = WireFormat.CURRENT;
     }
 
-    /**
-     * Uses this time source instead of the member's: for tests on a plain entry without a cluster.
-     *
-     * @param source the time source
-     * @return this processor
-     */
-    SettleProcessor withTimeSource(TimeSource source) {
-        this.timeSource = source;
-        return this;
-    }
-
-    @Override
-    public void setHazelcastInstance(HazelcastInstance hazelcastInstance) {
-        this.instance = hazelcastInstance;
-    }
-
     @Override
     public SettleResult process(Map.Entry<String, LimiterState> entry) {
-        backup = null;
-        TimeSource source = timeSource != null ? timeSource : GridLimitHazelcast.timeSourceOf(instance);
-        long nowNanos = source.nowNanos();
+        long nowNanos = begin();
         SettleOutcome outcome = RateLimitAlgorithms.settle(entry.getValue(), policy, entry.getKey(), reservation,
                 actual, nowNanos);
         if (outcome.write()) {
-            backup = WriteStateProcessor.store(entry, outcome.state(), outcome.ttlNanos());
+            store(entry, outcome.state(), outcome.ttlNanos());
         }
         return new SettleResult(outcome.settlement());
-    }
-
-    /** @return the processor that stores the written state on the backups; null when nothing was written */
-    @Override
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    public EntryProcessor<String, LimiterState, SettleResult> getBackupProcessor() {
-        return (EntryProcessor) backup; // a backup processor's result is never read
     }
 
     Policy policy() {
@@ -124,11 +88,6 @@ final class SettleProcessor
         } catch (IllegalArgumentException e) {
             throw new IOException("unreadable settle: " + e.getMessage());
         }
-    }
-
-    @Override
-    public int getFactoryId() {
-        return SerializationIds.FACTORY_ID;
     }
 
     @Override
