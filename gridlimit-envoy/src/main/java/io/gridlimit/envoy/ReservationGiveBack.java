@@ -3,14 +3,9 @@ package io.gridlimit.envoy;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
-import io.gridlimit.api.Settlement;
+import io.gridlimit.micronaut.filter.GiveBacks;
 import io.gridlimit.micronaut.filter.LocalFallback;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 
 /**
  * The {@link GiveBack} of reservations (docs/SPEC.md §10, §12): every descriptor is decided with
@@ -23,8 +18,6 @@ import java.util.concurrent.CompletionStage;
  * (a local give-back is one in-memory step).
  */
 public final class ReservationGiveBack implements GiveBack {
-    private static final Logger LOG = LoggerFactory.getLogger(ReservationGiveBack.class);
-
     private final RateLimiter limiter;
     private final LocalFallback local;
     private final GridLimitMetrics metrics;
@@ -47,22 +40,9 @@ public final class ReservationGiveBack implements GiveBack {
             return; // a denial consumed nothing; a plain admission (no reservation) cannot be returned
         }
         if (local) {
-            Settlement settled;
-            try {
-                settled = this.local.giveBack(policy, admitted.reservation());
-            } catch (RuntimeException e) {
-                LOG.debug("local give-back of policy '{}' failed: {}", policy.name(), e.toString());
-                settled = null;
-            }
-            metrics.giveBack(policy.name(), reason, settled);
-            return;
+            GiveBacks.local(this.local, policy, admitted.reservation(), reason, metrics);
+        } else {
+            GiveBacks.onGrid(limiter, policy, admitted.reservation(), policy.name(), reason, metrics);
         }
-        CompletionStage<Settlement> back;
-        try {
-            back = limiter.giveBack(policy, admitted.reservation());
-        } catch (RuntimeException e) {
-            back = CompletableFuture.failedFuture(e);
-        }
-        back.whenComplete((s, e) -> metrics.giveBack(policy.name(), reason, e == null ? s : null));
     }
 }

@@ -2,15 +2,14 @@ package io.gridlimit.app.api;
 
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.RateLimiter;
-import io.gridlimit.api.Settlement;
 import io.gridlimit.micronaut.catalog.PolicySource;
+import io.gridlimit.micronaut.filter.GiveBacks;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 
 /**
  * One request's checks, each taken as a reservation so that it can be given back (docs/SPEC.md §10): when the
@@ -142,13 +141,7 @@ final class CheckAttempt {
     }
 
     private void giveBack(int i, Decision decision, GridLimitMetrics.GiveBackReason reason) {
-        String policyName = checks.get(i).policy().name();
-        CompletionStage<Settlement> back;
-        try {
-            back = rateLimiter.giveBack(grid[i], decision.reservation());
-        } catch (RuntimeException e) {
-            back = CompletableFuture.failedFuture(e);
-        }
-        back.whenComplete((s, e) -> metrics.giveBack(policyName, reason, e == null ? s : null));
+        GiveBacks.onGrid(rateLimiter, grid[i], decision.reservation(), checks.get(i).policy().name(), reason,
+                metrics);
     }
 }

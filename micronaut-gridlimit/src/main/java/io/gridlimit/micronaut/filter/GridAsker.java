@@ -160,22 +160,10 @@ public class GridAsker {
             Policy policy = r.check().policy(); // the chosen policy (plan, override: SPEC §11), as meters name it
             Policy taken = r.local() ? policy : r.check().grid(); // what the reservation was taken under
             if (r.local()) {
-                io.gridlimit.api.Settlement settled;
-                try {
-                    settled = local.giveBack(policy, d.reservation());
-                } catch (RuntimeException e) {
-                    settled = null;
-                }
-                metrics.giveBack(policy.name(), reason, settled);
-                continue;
+                GiveBacks.local(local, policy, d.reservation(), reason, metrics);
+            } else {
+                GiveBacks.onGrid(limiter, taken, d.reservation(), policy.name(), reason, metrics);
             }
-            CompletionStage<io.gridlimit.api.Settlement> back;
-            try {
-                back = limiter.giveBack(taken, d.reservation());
-            } catch (RuntimeException e) {
-                back = CompletableFuture.failedFuture(e);
-            }
-            back.whenComplete((s, e) -> metrics.giveBack(policy.name(), reason, e == null ? s : null));
         }
     }
 
