@@ -241,7 +241,8 @@ public final class Reservation {
      *
      * @param token a {@link #token()}
      * @return the reservation, signed as the token says (the owner checks the signature)
-     * @throws IllegalArgumentException naming what is wrong: not base64url, too long, truncated, another version,
+     * @throws IllegalArgumentException naming what is wrong: not canonical base64url (padding, or unused bits set),
+     *     too long, truncated, another version,
      *     or a field out of range (the message never quotes the token, which holds the key)
      * @throws NullPointerException if {@code token} is null
      */
@@ -255,6 +256,10 @@ public final class Reservation {
         try {
             bytes = Base64.getUrlDecoder().decode(token);
         } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("a reservation token is URL-safe base64 without padding");
+        }
+        if (!Base64.getUrlEncoder().withoutPadding().encodeToString(bytes).equals(token)) {
+            // padding ("==") or unused low bits set in the last character: one reservation has one token
             throw new IllegalArgumentException("a reservation token is URL-safe base64 without padding");
         }
         return fromBytes(bytes);

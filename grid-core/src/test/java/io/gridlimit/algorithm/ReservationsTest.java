@@ -178,6 +178,13 @@ class ReservationsTest {
         assertThatThrownBy(() -> Reservation.parse(r.token().substring(0, 20)))
                 .hasMessage("the reservation token is truncated");
         assertThatThrownBy(() -> Reservation.parse("")).hasMessageStartingWith("a reservation token has 1 to 4096");
+        // One reservation has one token: padding and set unused bits are refused (found by a hostile review).
+        assertThatThrownBy(() -> Reservation.parse(r.token() + "==")).hasMessage(
+                "a reservation token is URL-safe base64 without padding");
+        assertThatThrownBy(() -> Reservation.parse("AR")).as("decodes to 0x01 with unused bits 0001").hasMessage(
+                "a reservation token is URL-safe base64 without padding");
+        assertThatThrownBy(() -> Reservation.parse("AQ")).as("the canonical form of 0x01 reads on")
+                .hasMessage("the reservation token is truncated");
     }
 
     @Test

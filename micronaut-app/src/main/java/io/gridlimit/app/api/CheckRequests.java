@@ -18,8 +18,9 @@ import java.util.regex.Pattern;
  * Reads and validates decision API request bodies (JSON trees) into checks, before anything is decided.
  *
  * <p>Request shapes: a check is {@code {"policy": string, "key": string, "cost": integer}} with {@code cost}
- * optional (default 1); a batch is {@code {"checks": [check, ...]}} with 1 to {@code maxChecks} checks. Unknown
- * members are ignored. Rules (SPEC §1, §6): policy a configured policy name (else 404); key as
+ * optional (default 1); a batch is {@code {"checks": [check, ...]}} with 1 to {@code maxChecks} checks. A member
+ * these shapes do not name is refused with 400 naming it and the known ones (a misspelt {@code "atomc"} or
+ * {@code "Cost"} would otherwise decide something the caller did not ask for). Rules (SPEC §1, §6): policy a configured policy name (else 404); key as
  * {@link RateLimiter#checkKey} accepts it (non-empty, at most 1024 UTF-8 bytes, no lone UTF-16 surrogate), used as
  * given; cost an integer in [1, 10^15] written as a JSON integer literal (no fraction, no
  * exponent: {@code 1.0} and {@code 1e3} are refused; the tree comes from {@link StrictJson}, which keeps that kind). Messages name the member, prefixed by its batch
@@ -79,6 +80,20 @@ final class CheckRequests {
         return new Batch(checks, flag(root.get("atomic"), "atomic"));
     }
 
+    private static final List<String> CHECK_MEMBERS = List.of("policy", "key", "cost", "reserve");
+    private static final List<String> BATCH_MEMBERS = List.of("checks", "atomic");
+    private static final List<String> SETTLE_MEMBERS = List.of("reservation", "actual");
+
+    /** Refuses the first member of an object that its shape does not name. */
+    private static void knownMembers(JsonNode node, String prefix, List<String> known) throws InvalidCheckException {
+        for (java.util.Map.Entry<String, JsonNode> e : node.entries()) {
+            if (!known.contains(e.getKey())) {
+                throw badRequest(prefix + abbreviate(e.getKey()) + ": unknown member (known: "
+                        + String.join(", ", known) + ")");
+            }
+        }
+    }
+
     /**
      * Validates a settle body {@code {"reservation": string, "actual": integer}}.
      *
@@ -92,6 +107,7 @@ final class CheckRequests {
         if (root == null || !root.isObject()) {
             throw badRequest("the request body must be a JSON object " + SETTLE_SHAPE);
         }
+        knownMembers(root, "", SETTLE_MEMBERS);
         JsonNode token = root.get("reservation");
         if (token == null || token.isNull()) {
             throw badRequest("reservation is required");
@@ -165,6 +181,7 @@ final class CheckRequests {
         if (root == null || !root.isObject()) {
             throw badRequest("the request body must be a JSON object {\"checks\": [" + CHECK_SHAPE + ", ...]}");
         }
+        knownMembers(root, "", BATCH_MEMBERS);
         JsonNode checks = root.get("checks");
         if (checks == null || !checks.isArray()) {
             throw badRequest("checks must be an array of 1 to " + maxChecks + " checks " + CHECK_SHAPE);
@@ -185,6 +202,7 @@ final class CheckRequests {
     }
 
     private static Check check(JsonNode node, String prefix, PolicyRegistry registry) throws InvalidCheckException {
+        knownMembers(node, prefix, CHECK_MEMBERS);
         JsonNode policyNode = node.get("policy");
         if (policyNode == null || policyNode.isNull()) {
             throw badRequest(prefix + "policy is required");

@@ -222,6 +222,26 @@ class DecisionApiTest implements TestPropertyProvider {
     }
 
     @Test
+    void aMisspeltMemberIsRefusedAndDecidesNothing() {
+        // Found by a hostile review: "atomc" made a batch partly consume, "Cost" charged 1 instead of 3.
+        assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":\"user:typo\",\"Cost\":3}"), 400, "Bad Request",
+                "Cost: unknown member (known: policy, key, cost, reserve)");
+        assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":\"user:typo\",\"reserv\":true}"), 400,
+                "Bad Request", "reserv: unknown member (known: policy, key, cost, reserve)");
+        assertProblem(post(BATCH, "{\"atomc\":true,\"checks\":[{\"policy\":\"demo\",\"key\":\"user:typo\"}]}"), 400,
+                "Bad Request", "atomc: unknown member (known: checks, atomic)");
+        assertProblem(post(BATCH, "{\"checks\":[{\"policy\":\"demo\",\"key\":\"user:typo\"},"
+                        + "{\"policy\":\"demo\",\"key\":\"user:typo\",\"cots\":5}]}"), 400, "Bad Request",
+                "checks[1].cots: unknown member (known: policy, key, cost, reserve)");
+        assertProblem(post("/v1/ratelimit/settle", "{\"reservation\":\"x\",\"actual\":1,\"x\":0}"), 400,
+                "Bad Request", "x: unknown member (known: reservation, actual)");
+        assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":\"user:typo\",\"" + "m".repeat(100) + "\":1}"),
+                400, "Bad Request", "m".repeat(40) + "...: unknown member (known: policy, key, cost, reserve)");
+        // None of the above consumed anything.
+        assertOk(check("demo", "user:typo"), decision(true, 5, 4, 10_001, null, "demo", null));
+    }
+
+    @Test
     void badRequestsAreProblemsWithoutMicronautErrorBodies() {
         assertProblem(post(CHECK, "{\"policy\":\"demo\",\"key\":"), 400, "Bad Request",
                 "the request body is not valid JSON");

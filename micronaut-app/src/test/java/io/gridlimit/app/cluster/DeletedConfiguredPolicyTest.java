@@ -18,11 +18,11 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * Attack finding (h-attack): a configured policy deleted through the admin API while no live route named it, then
- * a replica joins whose route names it. That replica's filter decides the route with its configuration (docs/SPEC.md
- * §11: "A replica decides a policy the catalog does not hold ... with its configuration"), but its own decision API
- * answers 404 "not a configured policy" for the same policy and key, so a decision-API caller cannot see or share
- * the quota the filter enforces (README: the API and the filter share a key's quota). Fails until the two agree.
+ * Found by a hostile review: a configured policy deleted through the admin API while no live route named it, then a
+ * replica joins whose route names it. That replica decides the policy with its configuration (docs/SPEC.md §11, "Not
+ * atomic across records"), in its filter and in its decision API alike, so both share one quota per key: the route's
+ * two requests leave nothing for the decision API (before the fix, the filter decided with the configuration and the
+ * decision API answered 404 "not a configured policy").
  */
 class DeletedConfiguredPolicyTest {
     @Test

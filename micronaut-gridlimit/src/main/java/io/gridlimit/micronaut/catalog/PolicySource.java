@@ -60,6 +60,8 @@ public class PolicySource {
     /** Most renamed policies kept per state name ({@link #onStateOf}). */
     private static final int MAX_RENAMED = 1024;
     private final Map<String, Map<Policy, Policy>> renamedByState = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The policies this replica's routes, annotations and plans name: they stay limited whatever the catalog holds. */
+    private final Set<String> routed;
 
     /** A checked plan. */
     private record Plan(String name, @Nullable String header, boolean selector, Map<String, Policy> policies) {
@@ -89,6 +91,8 @@ public class PolicySource {
         this.metrics = metrics;
         this.selector = selectors.isPresent() ? selectors.get() : null;
         checkPlans(plans, routes);
+        Map<String, Set<String>> refs = references(annotated.isPresent() ? annotated.get().rules() : List.of());
+        this.routed = Set.copyOf(refs.keySet());
         PolicyCatalog c = null;
         if (properties.enabled() && limiters.get() instanceof HazelcastRateLimiter hazelcast) {
             c = catalogs.get();
@@ -97,7 +101,7 @@ public class PolicySource {
                 PolicyCatalog seeded = c;
                 c.onReconnect(() -> seed(seeded)); // a client not yet connected seeds when it connects
             }
-            c.registerReferences(references(annotated.isPresent() ? annotated.get().rules() : List.of()));
+            c.registerReferences(refs);
             metrics.track(c);
         }
         this.catalog = c;
@@ -162,7 +166,14 @@ public class PolicySource {
         for (Policy p : config.policies().values()) {
             try {
                 PolicyCatalog.Change change = c.seed(p, replica);
-                if (change.status() == PolicyCatalog.Status.UNCHANGED && !p.equals(change.after().policy())) {
+                if (change.status() == PolicyCatalog.Status.UNCHANGED && !change.after().live()
+                        && routed.contains(p.name())) {
+                    LOG.warn("policy '{}' was deleted through the admin API (catalog version {}{}), but this "
+                            + "replica's routes name it: they and the decision API decide it with this replica's "
+                            + "configuration, never unlimited, until the admin API puts it again. configuration: {}",
+                            p.name(), change.after().version(),
+                            change.after().changedBy() == null ? "" : ", by " + change.after().changedBy(), p);
+                } else if (change.status() == PolicyCatalog.Status.UNCHANGED && !p.equals(change.after().policy())) {
                     LOG.warn("policy '{}': the catalog's version {} ({} through the admin API{}) differs from "
                             + "configuration and applies; configuration seeds only a policy the catalog lacks. "
                             + "catalog: {}; configuration: {}", p.name(), change.after().version(),
@@ -308,16 +319,19 @@ public class PolicySource {
     }
 
     /**
-     * The current policy of a name: the catalog's, else configuration's.
+     * The current policy of a name: the catalog's, else configuration's. A policy the admin API deleted is gone,
+     * except where this replica's routes name it (the deletion met no live reference, docs/SPEC.md §11): those
+     * routes are decided with the configuration, never left unlimited, and so is the decision API here, so that
+     * both share the key's quota.
      *
      * @param name a policy name
-     * @return the policy, or empty when neither knows it, or the admin API deleted it
+     * @return the policy, or empty when neither knows it, or the admin API deleted it and no route here names it
      */
     public Optional<Policy> current(String name) {
         PolicyCatalog c = catalog;
         if (c != null) {
             Optional<io.gridlimit.grid.PolicyRecord> r = c.anyRecord(name);
-            if (r.isPresent()) {
+            if (r.isPresent() && (r.get().policy() != null || !routed.contains(name))) {
                 return Optional.ofNullable(r.get().policy()); // deleted through the admin API: gone
             }
         }

@@ -123,7 +123,7 @@ public class GridLimitConfigFactory {
                     rules.add(rule);
                 }
             });
-            errors.addAll(context.getBean(LeaseProperties.class).problems());
+            errors.addAll(context.getBean(LeaseProperties.class).problems(this::raw));
             ClientIpSettings clientIp = NetworkSettings.clientIp(p.clientIp(), errors);
             HazelcastSettings hazelcast = NetworkSettings.hazelcast(p.hazelcast(), errors,
                     context.getProperty("micronaut.application.name", String.class).orElse(null));

@@ -52,16 +52,26 @@ public record LeaseProperties(@Bindable(defaultValue = "false") boolean enabled,
      * @return one message per bad value, naming the property and the value; empty when all is well
      */
     public List<String> problems() {
+        return problems((property, d) -> d.toString().substring(2).toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /**
+     * {@link #problems()}, quoting each bad value as {@code written} gives it.
+     *
+     * @param written the value as written for a property path (the bound duration when it is not known)
+     * @return one message per bad value, naming the property and the value; empty when all is well
+     */
+    public List<String> problems(java.util.function.BiFunction<String, Duration, String> written) {
         List<String> out = new ArrayList<>();
-        check(out, "gridlimit.leases.max-life", maxLife, MAX_LIFE_NANOS, "[1ms, 10s]");
-        check(out, "gridlimit.leases.window", window, MAX_WINDOW_NANOS, "[1ms, 1s]");
+        check(out, written, "gridlimit.leases.max-life", maxLife, MAX_LIFE_NANOS, "[1ms, 10s]");
+        check(out, written, "gridlimit.leases.window", window, MAX_WINDOW_NANOS, "[1ms, 1s]");
         return out;
     }
 
-    private static void check(List<String> out, String property, Duration d, long maxNanos, String range) {
+    private static void check(List<String> out, java.util.function.BiFunction<String, Duration, String> written,
+                              String property, Duration d, long maxNanos, String range) {
         if (d.isNegative() || d.compareTo(Duration.ofNanos(maxNanos)) > 0 || d.toNanos() < MIN_NANOS) {
-            out.add(property + ": '" + d.toString().substring(2).toLowerCase(java.util.Locale.ROOT)
-                    + "' is out of range " + range);
+            out.add(property + ": '" + written.apply(property, d) + "' is out of range " + range);
         }
     }
 }

@@ -259,7 +259,7 @@ class BadConfigurationTest {
                 bad("lease life too long", "gridlimit: {leases: {enabled: true, max-life: 20s}}",
                         "gridlimit.leases.max-life: '20s' is out of range [1ms, 10s]"),
                 bad("lease window of zero", "gridlimit: {leases: {window: 0ms}}",
-                        "gridlimit.leases.window: '0s' is out of range [1ms, 1s]"),
+                        "gridlimit.leases.window: '0ms' is out of range [1ms, 1s]"),
                 bad("lease share of one", "gridlimit: {leases: {capacity-share: 1}}",
                         "gridlimit.leases.capacity-share: '1' is out of range [2, 1000000]"),
                 bad("lease switch that is no boolean", "gridlimit: {leases: {enabled: maybe}}",
