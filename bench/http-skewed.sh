@@ -5,7 +5,7 @@
 #   bare              the library's route exempt (gridlimit.exempt): the filter returns at once
 #   gridlimit         the library limits /hello: token bucket capacity 1 000, 1 000 per second, key client-ip;
 #                     one EntryProcessor on the embedded member per request (leases off, the default)
-#   gridlimit-leases  the same with gridlimit.leases.enabled: true (docs/SPEC.md §13, default window 50 ms, max-life
+#   gridlimit-leases  the same with gridlimit.leases.enabled: true (docs/SPEC.md §13, default window 500 ms, max-life
 #                     1 s, min-units 8, capacity-share 10): busy keys are decided in process from leased units
 #   bucket4j          the library's route exempt; Bucket4j 8.14.0's Hazelcast integration limits /hello in a
 #                     @ServerFilter of the app (Bucket4jFilter: one bucket per client IP, capacity 1 000 greedy
