@@ -68,9 +68,16 @@ class CheckRequestsTest {
                 .isEqualTo(new CheckRequests.Check(DEMO, "user:42", 1));
         assertThat(CheckRequests.single(json("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":null}"), REGISTRY))
                 .isEqualTo(new CheckRequests.Check(DEMO, "k", 1));
-        assertThat(CheckRequests.single(json("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":1000000000000000,"
-                + "\"extra\":true}"), REGISTRY))
-                .isEqualTo(new CheckRequests.Check(DEMO, "k", 1_000_000_000_000_000L));
+        assertThat(CheckRequests.single(json("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":1000000000000000}"),
+                REGISTRY)).isEqualTo(new CheckRequests.Check(DEMO, "k", 1_000_000_000_000_000L));
+    }
+
+    @Test
+    void aMemberTheShapeDoesNotNameIsRefused() {
+        InvalidCheckException e = catchThrowableOfType(InvalidCheckException.class, () -> CheckRequests.single(
+                json("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":1,\"extra\":true}"), REGISTRY));
+        assertThat(e.status().getCode()).isEqualTo(400);
+        assertThat(e.getMessage()).isEqualTo("extra: unknown member (known: policy, key, cost, reserve)");
     }
 
     @Test
