@@ -506,6 +506,12 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
             return this;
         }
 
+        /**
+         * Builds the limiter; it owns its callback pool (and, with leases, its ticker and sweeper) until
+         * {@link HazelcastRateLimiter#close()}, but not the Hazelcast instance.
+         *
+         * @return a new limiter, thread-safe
+         */
         public HazelcastRateLimiter build() {
             return new HazelcastRateLimiter(instance, asyncThreads, coalesceHotKeys, giveBackListener, leaseSettings,
                     ticker, sweep);

@@ -23,8 +23,9 @@ import java.util.concurrent.TimeUnit;
  * {@code gridlimit.grid-timeout} (100 ms by default) instead of falling to the failure mode while the JVM loads
  * and compiles the grid code and Hazelcast arranges its partition table.
  *
- * <p>On {@link StartupEvent} (after the context started, before the server binds) it makes one decision per
- * configured policy, with that policy's bands, under the key {@code warmup:<policy>} of a throwaway policy named
+ * <p>On {@link StartupEvent} (after the context started, before the server binds) it makes, per configured
+ * policy and with that policy's bands, one decision and one reservation that it gives back (docs/SPEC.md §10: the
+ * filter, the decision API and Envoy take every decision as a reservation), under the key {@code warmup:<policy>} of a throwaway policy named
  * {@value #WARMUP_POLICY}, whose map {@code gridlimit.gridlimit_warmup} is destroyed afterwards: no configured
  * policy's state is touched. It waits at most {@value #MAX_WAIT_SECONDS} s on the main thread (never on the event
  * loop); failures are logged and ignored: readiness, not warm-up, tells whether the grid works.
@@ -75,9 +76,15 @@ public class GridWarmup {
         long startNanos = System.nanoTime();
         List<CompletableFuture<?>> decisions = new ArrayList<>();
         for (Policy policy : policies.all()) {
+            Policy standIn = standIn(policy);
+            String key = "warmup:" + policy.name();
             try {
-                decisions.add(grid.tryAcquireAsync(standIn(policy), "warmup:" + policy.name(), 1)
-                        .toCompletableFuture());
+                decisions.add(grid.tryAcquireAsync(standIn, key, 1).toCompletableFuture());
+                // the filter, the decision API and Envoy reserve: the reservation path (its state, the signature's
+                // first key and MAC) and the give-back path are warmed too, or the first real request pays for them
+                decisions.add(grid.reserveAsync(standIn, key, 1).thenCompose(d -> d.reservation() == null
+                        ? CompletableFuture.completedFuture(null)
+                        : grid.giveBack(standIn, d.reservation())).toCompletableFuture());
             } catch (RuntimeException e) {
                 decisions.add(CompletableFuture.failedFuture(e));
             }
@@ -85,7 +92,7 @@ public class GridWarmup {
         try {
             CompletableFuture.allOf(decisions.toArray(CompletableFuture[]::new))
                     .get(MAX_WAIT_SECONDS, TimeUnit.SECONDS);
-            LOG.info("grid warm-up: {} decision(s) in {} ms", decisions.size(),
+            LOG.info("grid warm-up: {} policy(ies) in {} ms", policies.all().size(),
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
