@@ -44,13 +44,8 @@ final class AdminPreconditions {
      * @throws AdminProblem 400 for a header that is not one of those, or sent twice
      */
     static long expectedVersion(HttpRequest<?> request) {
-        String ifNoneMatch = single(request, HttpHeaders.IF_NONE_MATCH);
         String ifMatch = single(request, HttpHeaders.IF_MATCH);
-        if (ifNoneMatch != null) {
-            if (!ifNoneMatch.equals("*") || ifMatch != null) {
-                throw new AdminProblem(HttpStatus.BAD_REQUEST, "If-None-Match: only '*' (create only) is accepted, "
-                        + "and not beside If-Match");
-            }
+        if (createOnly(request, ifMatch)) {
             return PolicyCatalog.NO_VERSION;
         }
         if (ifMatch == null || ifMatch.equals("*")) {
@@ -71,13 +66,8 @@ final class AdminPreconditions {
      * @throws AdminProblem 400 for a header that is not one of those, or sent twice
      */
     static @Nullable String expectedOverride(HttpRequest<?> request) {
-        String ifNoneMatch = single(request, HttpHeaders.IF_NONE_MATCH);
         String ifMatch = single(request, HttpHeaders.IF_MATCH);
-        if (ifNoneMatch != null) {
-            if (!ifNoneMatch.equals("*") || ifMatch != null) {
-                throw new AdminProblem(HttpStatus.BAD_REQUEST, "If-None-Match: only '*' (create only) is accepted, "
-                        + "and not beside If-Match");
-            }
+        if (createOnly(request, ifMatch)) {
             return "";
         }
         if (ifMatch == null || ifMatch.equals("*")) {
@@ -88,6 +78,19 @@ final class AdminPreconditions {
                     + "this API (e.g. \"o-gold\", or *)");
         }
         return ifMatch.substring(3, ifMatch.length() - 1);
+    }
+
+    /** True for {@code If-None-Match: *}; 400 for any other If-None-Match, or one beside If-Match. */
+    private static boolean createOnly(HttpRequest<?> request, @Nullable String ifMatch) {
+        String ifNoneMatch = single(request, HttpHeaders.IF_NONE_MATCH);
+        if (ifNoneMatch == null) {
+            return false;
+        }
+        if (!ifNoneMatch.equals("*") || ifMatch != null) {
+            throw new AdminProblem(HttpStatus.BAD_REQUEST, "If-None-Match: only '*' (create only) is accepted, "
+                    + "and not beside If-Match");
+        }
+        return true;
     }
 
     private static @Nullable String single(HttpRequest<?> request, String header) {
