@@ -28,6 +28,7 @@
 # mode's first measured run to <output-dir>/http-skewed-<mode>.jfr (read it with bench/jfr-top.py). Prints a Markdown table and the ratios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 suffix="${GRIDLIMIT_BUILD_SUFFIX:-}"
 jar="bench/http-app/target${suffix}/bench-http-app-0.1.0-SNAPSHOT.jar"
 out="${1:-bench/results}"
@@ -44,8 +45,6 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
   mvn -q -B -DskipTests "-Dgridlimit.buildSuffix=${suffix}" "${mvn_args[@]}" -pl micronaut-gridlimit -am install
   mvn -q -B -DskipTests "-Dgridlimit.buildSuffix=${suffix}" "${mvn_args[@]}" -f bench/http-app/pom.xml package
 fi
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-ticks_per_second="$(getconf CLK_TCK)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -125,7 +124,6 @@ function request()
 end
 LUA
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 profiled=""
 run() { # $1 = a mode
@@ -156,13 +154,8 @@ run() { # $1 = a mode
   if [ -n "$record" ]; then sleep 2; fi # the recording ends 15 s after it began
   kill "$pid"; wait "$pid" 2>/dev/null || true
   local rps p50 p99 non2xx requests cpu_us
-  rps="$(awk '/^Requests\/sec/ {print $2}' "$work/$mode.wrk")"
-  p50="$(awk '$1=="50%" {print $2}' "$work/$mode.wrk")"
-  p99="$(awk '$1=="99%" {print $2}' "$work/$mode.wrk")"
-  non2xx="$(awk '/Non-2xx/ {print $NF}' "$work/$mode.wrk")"
-  requests="$(awk '/requests in/ {print $1}' "$work/$mode.wrk")"
-  cpu_us="$(awk -v t="$((after - before))" -v hz="$ticks_per_second" -v n="$requests" 'BEGIN {printf "%.1f", t * 1e6 / hz / n}')"
-  echo "$mode $rps $p50 $p99 ${non2xx:-0} $requests $cpu_us" >> "$work/rows"
+  read -r rps p50 p99 non2xx requests cpu_us < <(wrk_summary "$work/$mode.wrk" "$before" "$after")
+  echo "$mode $rps $p50 $p99 $non2xx $requests $cpu_us" >> "$work/rows"
   { echo "== $mode"; cat "$work/$mode.wrk"; } >> "$out/http-skewed-wrk.log"
 }
 

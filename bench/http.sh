@@ -14,14 +14,13 @@
 # still compiling after 8 s). Prints a Markdown table and the on/off ratios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 suffix="${GRIDLIMIT_BUILD_SUFFIX:-}"
 jar="micronaut-app/target${suffix}/micronaut-app-0.1.0-SNAPSHOT-all.jar"
 out="${1:-bench/results}"
 wrk_opts="${WRK_OPTS:--t2 -c64 -d15s}"
 warmup="${WARMUP_SECONDS:-20}"
 mkdir -p "$out"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-ticks_per_second="$(getconf CLK_TCK)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -68,7 +67,6 @@ request = function()
 end
 LUA
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 run() { # $1 = off|one-key|uniform
   local mode="$1" http hz pid config script
@@ -93,13 +91,8 @@ run() { # $1 = off|one-key|uniform
   after="$(cpu_ticks "$pid")"
   kill "$pid"; wait "$pid" 2>/dev/null || true
   local rps p50 p99 non2xx requests cpu_us
-  rps="$(awk '/^Requests\/sec/ {print $2}' "$work/$mode.wrk")"
-  p50="$(awk '$1=="50%" {print $2}' "$work/$mode.wrk")"
-  p99="$(awk '$1=="99%" {print $2}' "$work/$mode.wrk")"
-  non2xx="$(awk '/Non-2xx/ {print $NF}' "$work/$mode.wrk")"
-  requests="$(awk '/requests in/ {print $1}' "$work/$mode.wrk")"
-  cpu_us="$(awk -v t="$((after - before))" -v hz="$ticks_per_second" -v n="$requests" 'BEGIN {printf "%.1f", t * 1e6 / hz / n}')"
-  echo "$mode $rps $p50 $p99 ${non2xx:-0} $cpu_us" >> "$work/rows"
+  read -r rps p50 p99 non2xx requests cpu_us < <(wrk_summary "$work/$mode.wrk" "$before" "$after")
+  echo "$mode $rps $p50 $p99 $non2xx $cpu_us" >> "$work/rows"
   { echo "== $mode"; cat "$work/$mode.wrk"; } >> "$out/http-wrk.log"
 }
 

@@ -10,6 +10,7 @@
 # REQUESTS (200), PARALLEL (50) and ROUNDS (2: local closed open, twice) override the load. Prints a Markdown table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 suffix="${GRIDLIMIT_BUILD_SUFFIX:-}"
 jar="micronaut-app/target${suffix}/micronaut-app-0.1.0-SNAPSHOT-all.jar"
 out="${1:-bench/results}"
@@ -18,7 +19,6 @@ parallel="${PARALLEL:-50}"
 rounds="${ROUNDS:-2}"
 hogs="${HOGS:-3}"
 mkdir -p "$out"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 work="$(mktemp -d)"
 hog_pids=()
 service_pid=""
