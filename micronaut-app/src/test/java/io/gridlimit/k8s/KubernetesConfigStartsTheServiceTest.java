@@ -68,7 +68,9 @@ class KubernetesConfigStartsTheServiceTest {
 
         try (ApplicationContext context = ApplicationContext.builder()
                 .propertySources(configFiles.toArray(PropertySource[]::new))
-                .properties(Map.of("micronaut.server.port", -1, "gridlimit.decision-api.port", internalPort))
+                .properties(Map.of("micronaut.server.port", -1, "gridlimit.decision-api.port", internalPort,
+                        // exact first decisions need the grid's answer, however loaded the machine (SPEC §5)
+                        "gridlimit.grid-timeout", "30s", "gridlimit.decision-api.timeout", "30s"))
                 .start()) {
             EmbeddedServer server = context.getBean(EmbeddedServer.class).start();
             PolicyRegistry registry = context.getBean(PolicyRegistry.class);

@@ -372,6 +372,10 @@ class MonitoredServiceTest {
                         "gridlimit.decision-api.port", freePort(),
                         // decisions read a frozen clock: exact counts
                         FrozenClock.PROPERTY, true,
+                        // a loaded machine can take longer than the overlay's 100 ms to answer a decision, which
+                        // the filter would decide on this replica's share (SPEC §5): exact counts need the grid's
+                        // answer. The member's loss below fails decisions at once, so the local share still answers.
+                        "gridlimit.grid-timeout", "30s",
                         "gridlimit.client-ip.trusted-proxies", List.of("127.0.0.1/32", "::1/128")))
                 .start();
         context.getBean(EmbeddedServer.class).start();
