@@ -21,15 +21,22 @@ import java.util.Objects;
  *   absent or deleted, or equal to the live record's version; the new record is version + 1, origin
  *   {@link PolicyRecord.Origin#API}. A policy equal to the live one, already owned by the API, changes nothing.</li>
  *   <li>{@link Op#DELETE}: the same version check on a live record; writes a tombstone (version + 1).</li>
- *   <li>{@link Op#SEED}: configuration's rule: a policy the catalog lacks (absent or deleted) is created, origin
- *   {@link PolicyRecord.Origin#CONFIGURATION}; a live record seeded by configuration with other parameters is
- *   changed (version + 1); a record the API changed or deleted is left as it is ({@link Status#UNCHANGED}, and the
- *   caller logs the difference).</li>
+ *   <li>{@link Op#SEED}: configuration's rule (SPEC §11), decided here against the record as it stands: a policy
+ *   the catalog lacks is created, origin {@link PolicyRecord.Origin#CONFIGURATION}, with the seed's generation; a
+ *   record the API changed or deleted is left as it is; a record configuration seeded is changed (version + 1)
+ *   only by a seed of a higher generation ({@link #withGeneration}), whatever its parameters, and otherwise left
+ *   standing, so the first replica of a generation wins and a replica of an older generation never rolls the
+ *   cluster back. Left as it is, the answer is {@link Status#UNCHANGED} with the record that stands: the caller
+ *   compares it with its configuration to report a disagreement. A seed without a generation (class id 33: from a
+ *   GridLimit before generations, or sent while a member of the cluster is one) keeps that version's rule for
+ *   records of generation 0 (other parameters change it) and never changes a record of a higher generation.</li>
  * </ul>
  * The record's time is the owner's cluster time, read once. The backup receives the record computed here
  * ({@link CatalogWriteProcessor}), never a re-run. Wire form (class id
  * {@link SerializationIds#CATALOG_UPDATE_PROCESSOR}): the format byte, name, op (byte), expectedVersion, changedBy
- * (nullable), a policy flag and the policy. Not thread-safe: one instance per invocation.
+ * (nullable), a policy flag and the policy; a seed with a generation is class id
+ * {@link SerializationIds#CATALOG_SEED_PROCESSOR}: the same fields, then the generation (long). Not thread-safe:
+ * one instance per invocation.
  */
 final class CatalogUpdateProcessor
         implements EntryProcessor<String, PolicyRecord, CatalogUpdateProcessor.Result>, IdentifiedDataSerializable,
@@ -66,12 +73,23 @@ final class CatalogUpdateProcessor
     private long expectedVersion;
     private String changedBy;
     private Policy policy;
+    /** Whether this seed carries a generation (class id 37). */
+    private boolean generationForm;
+    /** The configuration generation of a seed in the generation form, >= 0; else 0. */
+    private long generation;
 
     private transient HazelcastInstance instance;
     private transient CatalogWriteProcessor backup;
 
-    /** For deserialization. */
+    /** For deserialization (class id 33). */
     CatalogUpdateProcessor() {
+    }
+
+    /** @return an empty processor to be read in the form of class id 37, a seed with its generation */
+    static CatalogUpdateProcessor generationForm() {
+        CatalogUpdateProcessor p = new CatalogUpdateProcessor();
+        p.generationForm = true;
+        return p;
     }
 
     /**
@@ -95,9 +113,36 @@ final class CatalogUpdateProcessor
         }
     }
 
+    /**
+     * Makes this seed carry a configuration generation (class id 37): send it only while every member reads
+     * generations ({@link CatalogSupport#generations}).
+     *
+     * @param seedGeneration {@code gridlimit.catalog.generation}, >= 0
+     * @return this processor
+     * @throws IllegalArgumentException if this is not a seed, or {@code seedGeneration < 0}
+     */
+    CatalogUpdateProcessor withGeneration(long seedGeneration) {
+        if (op != Op.SEED || seedGeneration < 0) {
+            throw new IllegalArgumentException("a generation >= 0 for a seed, got " + seedGeneration + " for " + op);
+        }
+        this.generationForm = true;
+        this.generation = seedGeneration;
+        return this;
+    }
+
     /** @return the policy name: the catalog map key */
     String name() {
         return name;
+    }
+
+    /** @return the seed's configuration generation in the generation form (class id 37), else 0 */
+    long generation() {
+        return generation;
+    }
+
+    /** @return the change */
+    Op op() {
+        return op;
     }
 
     @Override
@@ -111,11 +156,7 @@ final class CatalogUpdateProcessor
         PolicyRecord current = entry.getValue();
         boolean live = current != null && current.live();
         if (op == Op.SEED) {
-            if (current != null && current.origin() == PolicyRecord.Origin.API
-                    || live && current.policy().equals(policy)) {
-                return new Result(Status.UNCHANGED, current, current);
-            }
-            return write(entry, current, PolicyRecord.Origin.CONFIGURATION);
+            return seed(entry, current, live);
         }
         if (expectedVersion == ABSENT ? live : expectedVersion != ANY && (!live || current.version() != expectedVersion)) {
             return new Result(Status.CONFLICT, current, current);
@@ -129,11 +170,26 @@ final class CatalogUpdateProcessor
         return write(entry, current, PolicyRecord.Origin.API);
     }
 
+    /** The seed rule of the class note. */
+    private Result seed(Map.Entry<String, PolicyRecord> entry, PolicyRecord current, boolean live) {
+        if (current != null && current.origin() == PolicyRecord.Origin.API) {
+            return new Result(Status.UNCHANGED, current, current); // the catalog's: the caller reports the difference
+        }
+        if (!live) {
+            return write(entry, current, PolicyRecord.Origin.CONFIGURATION);
+        }
+        boolean replaces = generationForm ? current.generation() < generation
+                : current.generation() == 0 && !current.policy().equals(policy);
+        return replaces ? write(entry, current, PolicyRecord.Origin.CONFIGURATION)
+                : new Result(Status.UNCHANGED, current, current);
+    }
+
     private Result write(Map.Entry<String, PolicyRecord> entry, PolicyRecord current, PolicyRecord.Origin origin) {
         long atMillis = instance == null ? 0 : GridLimitHazelcast.timeSourceOf(instance).nowNanos() / 1_000_000L;
+        long nextGeneration = origin == PolicyRecord.Origin.CONFIGURATION ? generation : 0;
         PolicyRecord next = current == null
-                ? new PolicyRecord(name, 1, origin, changedBy, atMillis, policy, List.of())
-                : current.next(policy, origin, changedBy, atMillis);
+                ? new PolicyRecord(name, 1, origin, nextGeneration, changedBy, atMillis, policy, List.of())
+                : current.next(policy, origin, nextGeneration, changedBy, atMillis);
         entry.setValue(next);
         backup = new CatalogWriteProcessor(next);
         return new Result(Status.APPLIED, current, next);
@@ -156,6 +212,9 @@ final class CatalogUpdateProcessor
         if (policy != null) {
             PolicyCodec.writeWithDebts(out, policy, PolicyRecord.catalogFormat());
         }
+        if (generationForm) {
+            out.writeLong(generation); // class id 37 (getClassId)
+        }
     }
 
     @Override
@@ -170,6 +229,12 @@ final class CatalogUpdateProcessor
         expectedVersion = in.readLong();
         changedBy = in.readString();
         policy = in.readBoolean() ? PolicyCodec.readWithDebts(in, format) : null;
+        if (generationForm) {
+            generation = in.readLong();
+            if (op != Op.SEED || generation < 0 || policy == null) {
+                throw new IOException("corrupt catalog seed: op " + op + ", generation " + generation);
+            }
+        }
     }
 
     @Override
@@ -179,7 +244,7 @@ final class CatalogUpdateProcessor
 
     @Override
     public int getClassId() {
-        return SerializationIds.CATALOG_UPDATE_PROCESSOR;
+        return generationForm ? SerializationIds.CATALOG_SEED_PROCESSOR : SerializationIds.CATALOG_UPDATE_PROCESSOR;
     }
 
     /**

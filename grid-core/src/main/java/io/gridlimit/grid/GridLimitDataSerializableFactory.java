@@ -49,6 +49,8 @@ public final class GridLimitDataSerializableFactory implements DataSerializableF
             case SerializationIds.CATALOG_UPDATE_PROCESSOR -> new CatalogUpdateProcessor();
             case SerializationIds.CATALOG_WRITE_PROCESSOR -> new CatalogWriteProcessor();
             case SerializationIds.CATALOG_UPDATE_RESULT -> new CatalogUpdateProcessor.Result();
+            case SerializationIds.POLICY_RECORD_GENERATION -> PolicyRecord.generationForm();
+            case SerializationIds.CATALOG_SEED_PROCESSOR -> CatalogUpdateProcessor.generationForm();
             default -> typeId > 0 ? new Unknown(typeId) : null;
         };
     }

@@ -99,7 +99,7 @@ public final class GridLimitHazelcast {
         if (!config.getMapConfigs().containsKey(MAP_CONFIG_NAME)) {
             config.addMapConfig(mapConfig(DEFAULT_BACKUP_COUNT));
         }
-        CatalogSupport.advertise(config); // member attribute gridlimit.catalog (docs/SPEC.md §11)
+        CatalogSupport.advertise(config); // member attributes gridlimit.catalog(-generations) (docs/SPEC.md §11)
         for (String catalogMap : List.of(PolicyCatalog.POLICIES_MAP, PolicyCatalog.OVERRIDES_MAP,
                 PolicyCatalog.REFERENCES_MAP)) {
             if (!config.getMapConfigs().containsKey(catalogMap)) {

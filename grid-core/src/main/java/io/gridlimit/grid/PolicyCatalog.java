@@ -265,7 +265,10 @@ public final class PolicyCatalog implements AutoCloseable {
     public enum Status {
         /** Written: a new version. */
         APPLIED,
-        /** Nothing to write: the same policy already, or (a seed) a policy the admin API changed. */
+        /**
+         * Nothing to write: the same policy already, or (a seed) a record that stands: one of the same or a higher
+         * generation, or one the admin API changed or deleted.
+         */
         UNCHANGED,
         /** The expected version did not match the current one: nothing written. */
         CONFLICT,
@@ -325,18 +328,37 @@ public final class PolicyCatalog implements AutoCloseable {
     }
 
     /**
-     * Seeds a configured policy: created when the catalog lacks it, changed when configuration seeded it with
-     * other parameters, left alone when the admin API changed it ({@link Status#UNCHANGED}; compare
-     * {@link Change#after()} with the configured policy to log the difference).
+     * Seeds a configured policy (docs/SPEC.md §11), decided on the owner of its record in one step: created with
+     * {@code generation} when the catalog lacks it; changed when configuration seeded it with a lower generation
+     * (whatever its parameters); otherwise left standing ({@link Status#UNCHANGED}): a record of the same or a
+     * higher generation, or one the admin API changed or deleted. Compare {@link Change#after()} with the
+     * configured policy to report a disagreement. While a member of the cluster does not read generations
+     * ({@link #readsGenerations()} false: a rolling upgrade from a GridLimit before them), the seed carries none
+     * and follows that version's rule: a record configuration seeded with generation 0 is changed when its
+     * parameters differ, one of a higher generation never.
      *
      * @param policy the configured policy
+     * @param generation this replica's configuration generation ({@code gridlimit.catalog.generation}), >= 0
      * @param changedBy the seeding replica, or null
      * @return the change
+     * @throws IllegalArgumentException if {@code generation < 0}
      * @throws IllegalStateException if a member of the cluster does not read the catalog
      */
-    public Change seed(Policy policy, String changedBy) {
-        return change(new CatalogUpdateProcessor(policy.name(), CatalogUpdateProcessor.Op.SEED,
-                CatalogUpdateProcessor.ANY, changedBy, policy));
+    public Change seed(Policy policy, long generation, String changedBy) {
+        if (generation < 0) {
+            throw new IllegalArgumentException("generation must be >= 0, got " + generation);
+        }
+        CatalogUpdateProcessor seed = new CatalogUpdateProcessor(policy.name(), CatalogUpdateProcessor.Op.SEED,
+                CatalogUpdateProcessor.ANY, changedBy, policy);
+        return change(readsGenerations() ? seed.withGeneration(generation) : seed);
+    }
+
+    /**
+     * @return true when every member of the cluster reads configuration generations (member attribute
+     *     {@code gridlimit.catalog-generations}, grid-core/docs/wire.md), so that a seed carries its generation
+     */
+    public boolean readsGenerations() {
+        return CatalogSupport.generations(instance);
     }
 
     private Change change(CatalogUpdateProcessor processor) {

@@ -15,10 +15,19 @@ import java.util.Objects;
  * tombstone), so a policy created again under the name continues the versions and no owner mistakes an old version
  * for a newer one. A rollback is a change like any other: a new, higher version.
  *
+ * <p>A record seeded from configuration keeps the configuration generation that seeded it
+ * ({@code gridlimit.catalog.generation}, SPEC §11): a seed of a higher generation changes it, one of the same or a
+ * lower generation leaves it standing, so a replica restarted on an older configuration never rolls the cluster
+ * back. A record the admin API wrote has generation 0 (configuration no longer changes it).
+ *
  * <p>Wire form (class id {@link SerializationIds#POLICY_RECORD}): the format byte (2 or later), name, version,
  * origin (byte: 1 configuration, 2 API), changedBy (nullable string), changedAtMillis, a live flag, the policy when
  * live ({@link PolicyCodec} in the record's format), then the count of earlier versions kept and per one its
- * version and policy. Immutable and thread-safe once read.
+ * version and policy. A record of generation 0 is written so, and one of class id 32 (written before generations)
+ * reads as generation 0; a record of a higher generation is written under class id
+ * {@link SerializationIds#POLICY_RECORD_GENERATION}: the same fields, then the generation (long). Such a record
+ * exists only once every member reads generations ({@link CatalogSupport#generations}). Immutable and thread-safe
+ * once read.
  */
 public final class PolicyRecord implements IdentifiedDataSerializable {
     /** Most earlier versions a record keeps, for the owners' carry-over (SPEC §4). */
@@ -35,13 +44,24 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
     private String name;
     private long version;
     private Origin origin;
+    private long generation;
     private String changedBy;
     private long changedAtMillis;
     private Policy policy;
     private List<SeenPolicies.Versioned> earlier;
 
-    /** For deserialization. */
+    /** Set on an instance to be read in the form of class id 36 ({@link #generationForm()}). */
+    private transient boolean readsGeneration;
+
+    /** For deserialization (class id 32: generation 0). */
     PolicyRecord() {
+    }
+
+    /** @return an empty record to be read in the form of class id 36, with its generation */
+    static PolicyRecord generationForm() {
+        PolicyRecord r = new PolicyRecord();
+        r.readsGeneration = true;
+        return r;
     }
 
     /**
@@ -50,12 +70,15 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
      * @param name the policy name
      * @param version the version, >= 1
      * @param origin where this version comes from
+     * @param generation the configuration generation that seeded it, >= 0; 0 for the API's
      * @param changedBy who made the change (the admin API's caller where authenticated, a replica for a seed), or null
      * @param changedAtMillis the owner's cluster time of the change, epoch milliseconds
      * @param policyOrNull the policy, or null for a deletion (tombstone)
      * @param earlier earlier versions with their policies, newest first, at most {@link #MAX_EARLIER}
+     * @throws IllegalArgumentException if {@code version < 1}, {@code generation < 0}, or an API record has a
+     *     generation
      */
-    PolicyRecord(String name, long version, Origin origin, String changedBy, long changedAtMillis,
+    PolicyRecord(String name, long version, Origin origin, long generation, String changedBy, long changedAtMillis,
                  Policy policyOrNull, List<SeenPolicies.Versioned> earlier) {
         this.name = Objects.requireNonNull(name, "name");
         if (version < 1) {
@@ -63,6 +86,10 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
         }
         this.version = version;
         this.origin = Objects.requireNonNull(origin, "origin");
+        if (generation < 0 || (origin == Origin.API && generation != 0)) {
+            throw new IllegalArgumentException("generation must be >= 0, and 0 for the API's, got " + generation);
+        }
+        this.generation = generation;
         this.changedBy = changedBy;
         this.changedAtMillis = changedAtMillis;
         this.policy = policyOrNull;
@@ -74,11 +101,12 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
      *
      * @param nextPolicy the new policy, or null to delete
      * @param nextOrigin where it comes from
+     * @param nextGeneration the configuration generation of a seed, 0 for the API's
      * @param by who changes it, or null
      * @param atMillis the owner's cluster time, epoch milliseconds
      * @return the record of version {@code version() + 1}, keeping this version among the earlier ones when live
      */
-    PolicyRecord next(Policy nextPolicy, Origin nextOrigin, String by, long atMillis) {
+    PolicyRecord next(Policy nextPolicy, Origin nextOrigin, long nextGeneration, String by, long atMillis) {
         List<SeenPolicies.Versioned> kept = new ArrayList<>();
         if (policy != null) {
             kept.add(new SeenPolicies.Versioned(version, policy));
@@ -88,7 +116,7 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
                 kept.add(v);
             }
         }
-        return new PolicyRecord(name, version + 1, nextOrigin, by, atMillis, nextPolicy, kept);
+        return new PolicyRecord(name, version + 1, nextOrigin, nextGeneration, by, atMillis, nextPolicy, kept);
     }
 
     /** @return the policy name, never null */
@@ -104,6 +132,14 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
     /** @return where this version comes from, never null */
     public Origin origin() {
         return origin;
+    }
+
+    /**
+     * @return the configuration generation ({@code gridlimit.catalog.generation}) that seeded this version, >= 0; 0
+     *     for a version the admin API wrote, and for one written before generations
+     */
+    public long generation() {
+        return generation;
     }
 
     /** @return who made this version (the admin API's authenticated caller, or the seeding replica), or null */
@@ -149,6 +185,9 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
             out.writeLong(v.version());
             PolicyCodec.writeWithDebts(out, v.policy(), format);
         }
+        if (inGenerationForm()) {
+            out.writeLong(generation); // class id 36 (getClassId)
+        }
     }
 
     @Override
@@ -177,6 +216,10 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
             read.add(new SeenPolicies.Versioned(v, PolicyCodec.readWithDebts(in, format)));
         }
         earlier = List.copyOf(read);
+        generation = readsGeneration ? in.readLong() : 0;
+        if (generation < 0 || (readsGeneration && origin == Origin.API)) {
+            throw new IOException("corrupt policy record: generation " + generation + ", origin " + o);
+        }
     }
 
     /** The format catalog types are written in: the cluster's, never the unversioned form (docs/wire.md). */
@@ -191,13 +234,18 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
 
     @Override
     public int getClassId() {
-        return SerializationIds.POLICY_RECORD;
+        return inGenerationForm() ? SerializationIds.POLICY_RECORD_GENERATION : SerializationIds.POLICY_RECORD;
+    }
+
+    /** @return true when written (or read) under class id 36: a generation above 0, or read so */
+    private boolean inGenerationForm() {
+        return generation > 0 || readsGeneration;
     }
 
     @Override
     public boolean equals(Object o) {
         return this == o || (o instanceof PolicyRecord r && name.equals(r.name) && version == r.version
-                && origin == r.origin && Objects.equals(changedBy, r.changedBy) && changedAtMillis == r.changedAtMillis
+                && origin == r.origin && generation == r.generation && Objects.equals(changedBy, r.changedBy) && changedAtMillis == r.changedAtMillis
                 && Objects.equals(policy, r.policy) && earlier.equals(r.earlier));
     }
 
@@ -208,7 +256,8 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
 
     @Override
     public String toString() {
-        return "PolicyRecord{" + name + " v" + version + " " + origin + (policy == null ? " deleted" : " " + policy)
+        return "PolicyRecord{" + name + " v" + version + " " + origin + (generation > 0 ? " g" + generation : "")
+                + (policy == null ? " deleted" : " " + policy)
                 + "}";
     }
 }

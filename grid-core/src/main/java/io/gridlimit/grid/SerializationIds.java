@@ -63,8 +63,16 @@ final class SerializationIds {
     static final int CATALOG_WRITE_PROCESSOR = 34;
     /** {@link CatalogUpdateProcessor.Result}: what a catalog update returns. */
     static final int CATALOG_UPDATE_RESULT = 35;
+    /*
+     * Configuration generations (docs/SPEC.md §11): sent and stored only while every member advertises
+     * CatalogSupport's generations attribute; a record or seed without one keeps ids 32 and 33.
+     */
+    /** {@link PolicyRecord} of a generation above 0: the fields of id 32, then the generation (long). */
+    static final int POLICY_RECORD_GENERATION = 36;
+    /** {@link CatalogUpdateProcessor} seeding with a generation: the fields of id 33, then the generation (long). */
+    static final int CATALOG_SEED_PROCESSOR = 37;
     /** The highest class id this GridLimit knows: a higher one was written by a newer GridLimit. */
-    static final int HIGHEST_KNOWN = CATALOG_UPDATE_RESULT;
+    static final int HIGHEST_KNOWN = CATALOG_SEED_PROCESSOR;
 
     /**
      * Compact type names of the stored states, one per {@link io.gridlimit.algorithm.LimiterState} class. Their

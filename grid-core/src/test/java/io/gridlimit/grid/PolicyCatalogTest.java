@@ -94,16 +94,16 @@ class PolicyCatalogTest {
         Policy seeded2 = policy("cas", Algorithm.FIXED_WINDOW, 20, Duration.ofHours(1));
         Policy api3 = policy("cas", Algorithm.TOKEN_BUCKET, 5, Duration.ofMinutes(1));
 
-        PolicyCatalog.Change created = catalogA.seed(v1, "replica-a");
+        PolicyCatalog.Change created = catalogA.seed(v1, 0, "replica-a");
         assertThat(created.status()).isEqualTo(PolicyCatalog.Status.APPLIED);
         assertThat(created.before()).isNull();
         assertThat(created.after().version()).isEqualTo(1);
         assertThat(created.after().origin()).isEqualTo(PolicyRecord.Origin.CONFIGURATION);
         await().atMost(PROPAGATION).until(() -> catalogB.versionOf(v1) == 1);
 
-        assertThat(catalogB.seed(v1, "replica-b").status()).isEqualTo(PolicyCatalog.Status.UNCHANGED);
-        PolicyCatalog.Change reseeded = catalogB.seed(seeded2, "replica-b");
-        assertThat(reseeded.status()).as("configuration changes what configuration seeded")
+        assertThat(catalogB.seed(v1, 0, "replica-b").status()).isEqualTo(PolicyCatalog.Status.UNCHANGED);
+        PolicyCatalog.Change reseeded = catalogB.seed(seeded2, 1, "replica-b");
+        assertThat(reseeded.status()).as("a higher generation changes what configuration seeded")
                 .isEqualTo(PolicyCatalog.Status.APPLIED);
         assertThat(reseeded.after().version()).isEqualTo(2);
 
@@ -121,8 +121,9 @@ class PolicyCatalogTest {
         assertThat(catalogA.put(api3, PolicyCatalog.ANY_VERSION, "bob").status())
                 .as("the same policy again").isEqualTo(PolicyCatalog.Status.UNCHANGED);
 
-        PolicyCatalog.Change kept = catalogB.seed(v1, "replica-b");
-        assertThat(kept.status()).as("the API owns it now").isEqualTo(PolicyCatalog.Status.UNCHANGED);
+        PolicyCatalog.Change kept = catalogB.seed(v1, 9, "replica-b");
+        assertThat(kept.status()).as("the API owns it now, whatever the generation")
+                .isEqualTo(PolicyCatalog.Status.UNCHANGED);
         assertThat(kept.after().policy()).isEqualTo(api3);
 
         assertThat(catalogB.delete("cas", 2, "bob").status()).isEqualTo(PolicyCatalog.Status.CONFLICT);
@@ -136,6 +137,183 @@ class PolicyCatalogTest {
                 .isEqualTo(PolicyCatalog.Status.NOT_FOUND);
         PolicyCatalog.Change again = catalogA.put(v1, PolicyCatalog.NO_VERSION, "alice");
         assertThat(again.after().version()).as("a policy created again continues the versions").isEqualTo(5);
+    }
+
+    /** Fixed windows of {@code limit} per hour under one name. */
+    private static Policy hourly(String name, long limit) {
+        return policy(name, Algorithm.FIXED_WINDOW, limit, Duration.ofHours(1));
+    }
+
+    @Test
+    void aSeedIsDecidedByGenerationSoAnOlderReplicaNeverRollsTheClusterBack() {
+        Policy five = hourly("gen", 5);
+        Policy ten = hourly("gen", 10);
+
+        PolicyCatalog.Change created = catalogA.seed(five, 1, "replica-a");
+        assertThat(created.status()).as("missing: created").isEqualTo(PolicyCatalog.Status.APPLIED);
+        assertThat(created.after()).extracting(PolicyRecord::version, PolicyRecord::generation, PolicyRecord::origin,
+                PolicyRecord::policy).containsExactly(1L, 1L, PolicyRecord.Origin.CONFIGURATION, five);
+
+        PolicyCatalog.Change same = catalogB.seed(five, 1, "replica-b");
+        assertThat(same.status()).as("same generation, same parameters").isEqualTo(PolicyCatalog.Status.UNCHANGED);
+        assertThat(same.after().version()).isEqualTo(1);
+
+        PolicyCatalog.Change rival = catalogB.seed(ten, 1, "replica-b");
+        assertThat(rival.status()).as("same generation, other parameters: the first stands")
+                .isEqualTo(PolicyCatalog.Status.UNCHANGED);
+        assertThat(rival.after()).extracting(PolicyRecord::version, PolicyRecord::generation, PolicyRecord::policy)
+                .containsExactly(1L, 1L, five);
+
+        PolicyCatalog.Change rolled = catalogB.seed(ten, 2, "replica-c");
+        assertThat(rolled.status()).as("a higher generation changes it").isEqualTo(PolicyCatalog.Status.APPLIED);
+        assertThat(rolled.before().version()).isEqualTo(1);
+        assertThat(rolled.after()).extracting(PolicyRecord::version, PolicyRecord::generation, PolicyRecord::policy,
+                PolicyRecord::changedBy).containsExactly(2L, 2L, ten, "replica-c");
+        await().atMost(PROPAGATION).until(() -> catalogA.versionOf(ten) == 2);
+
+        PolicyCatalog.Change old = catalogA.seed(five, 1, "replica-a-restarted");
+        assertThat(old.status()).as("an older generation never rolls it back")
+                .isEqualTo(PolicyCatalog.Status.UNCHANGED);
+        assertThat(old.after()).extracting(PolicyRecord::version, PolicyRecord::generation, PolicyRecord::policy)
+                .containsExactly(2L, 2L, ten);
+        assertThat(catalogA.seed(ten, 1, "replica-a-restarted").status())
+                .as("an older generation with the same parameters").isEqualTo(PolicyCatalog.Status.UNCHANGED);
+        assertThat(catalogA.seed(five, 0, "replica-a-restarted").after().policy()).isEqualTo(ten);
+
+        PolicyCatalog.Change raised = catalogA.seed(ten, 3, "replica-d");
+        assertThat(raised.status()).as("a higher generation with the same parameters records the generation")
+                .isEqualTo(PolicyCatalog.Status.APPLIED);
+        assertThat(raised.after()).extracting(PolicyRecord::version, PolicyRecord::generation, PolicyRecord::policy)
+                .containsExactly(3L, 3L, ten);
+        assertThat(raised.after().earlier()).extracting(SeenPolicies.Versioned::version).containsExactly(2L, 1L);
+
+        PolicyCatalog.Change rollback = catalogB.seed(five, 4, "replica-e");
+        assertThat(rollback.after()).as("a rollback: the old parameters under a yet higher generation")
+                .extracting(PolicyRecord::version, PolicyRecord::generation, PolicyRecord::policy)
+                .containsExactly(4L, 4L, five);
+        await().atMost(PROPAGATION).until(() -> catalogA.versionOf(five) == 4 && catalogB.versionOf(five) == 4);
+        assertThat(catalogA.record("gen").orElseThrow().generation()).isEqualTo(4);
+    }
+
+    @Test
+    void aSeedNeverChangesWhatTheAdminApiChangedOrDeletedWhateverItsGeneration() {
+        Policy five = hourly("gen-api", 5);
+        Policy ten = hourly("gen-api", 10);
+        catalogA.seed(five, 1, "replica-a");
+        PolicyCatalog.Change put = catalogA.put(hourly("gen-api", 7), 1, "alice");
+        assertThat(put.after()).extracting(PolicyRecord::origin, PolicyRecord::generation)
+                .containsExactly(PolicyRecord.Origin.API, 0L);
+
+        PolicyCatalog.Change seeded = catalogB.seed(ten, 100, "replica-b");
+        assertThat(seeded.status()).isEqualTo(PolicyCatalog.Status.UNCHANGED);
+        assertThat(seeded.after()).extracting(PolicyRecord::version, PolicyRecord::policy)
+                .containsExactly(2L, hourly("gen-api", 7));
+
+        assertThat(catalogA.delete("gen-api", 2, "alice").status()).isEqualTo(PolicyCatalog.Status.APPLIED);
+        PolicyCatalog.Change afterDelete = catalogB.seed(ten, 101, "replica-b");
+        assertThat(afterDelete.status()).as("a deletion through the API stands")
+                .isEqualTo(PolicyCatalog.Status.UNCHANGED);
+        assertThat(afterDelete.after()).extracting(PolicyRecord::version, PolicyRecord::live)
+                .containsExactly(3L, false);
+    }
+
+    @Test
+    void aSeedWithoutAGenerationKeepsTheRuleOfAGridLimitBeforeGenerations() {
+        Policy five = hourly("gen-legacy", 5);
+        Policy ten = hourly("gen-legacy", 10);
+        IMap<String, PolicyRecord> records = a.getMap(PolicyCatalog.POLICIES_MAP);
+        // what a replica of a GridLimit before generations sends (class id 33): last seed wins among generation 0
+        CatalogUpdateProcessor.Result created = records.executeOnKey("gen-legacy", legacySeed(five));
+        assertThat(created.after()).extracting(PolicyRecord::version, PolicyRecord::generation)
+                .containsExactly(1L, 0L);
+        CatalogUpdateProcessor.Result changed = records.executeOnKey("gen-legacy", legacySeed(ten));
+        assertThat(changed.status()).isEqualTo(CatalogUpdateProcessor.Status.APPLIED);
+        assertThat(changed.after()).extracting(PolicyRecord::version, PolicyRecord::policy).containsExactly(2L, ten);
+        assertThat(records.executeOnKey("gen-legacy", legacySeed(ten)).status())
+                .isEqualTo(CatalogUpdateProcessor.Status.UNCHANGED);
+
+        // a seed of generation 0 with a generation (class id 37) does not replace a record of generation 0
+        assertThat(catalogB.seed(five, 0, "replica-b").after().policy()).isEqualTo(ten);
+        assertThat(catalogB.seed(five, 1, "replica-b").after()).extracting(PolicyRecord::version,
+                PolicyRecord::generation).containsExactly(3L, 1L);
+        CatalogUpdateProcessor.Result old = records.executeOnKey("gen-legacy", legacySeed(ten));
+        assertThat(old.status()).as("never over a record of a higher generation")
+                .isEqualTo(CatalogUpdateProcessor.Status.UNCHANGED);
+        assertThat(old.after().policy()).isEqualTo(five);
+    }
+
+    private static CatalogUpdateProcessor legacySeed(Policy p) {
+        return new CatalogUpdateProcessor(p.name(), CatalogUpdateProcessor.Op.SEED, CatalogUpdateProcessor.ANY,
+                "replica-old", p);
+    }
+
+    @Test
+    void whileAMemberDoesNotReadGenerationsSeedsCarryNoneAndFollowTheRuleBeforeThem() {
+        Policy five = hourly("upgrade", 5);
+        Policy ten = hourly("upgrade", 10);
+        Policy twenty = hourly("upgrade", 20);
+        try (GridTestSupport.Cluster mixed = new GridTestSupport.Cluster(2, 1)) {
+            HazelcastInstance upgraded = mixed.startMember(GridTestSupport.T0);
+            mixed.beforeStart = c -> c.getMemberAttributeConfig().removeAttribute(
+                    CatalogSupport.GENERATIONS_ATTRIBUTE);
+            HazelcastInstance old = mixed.startMember(GridTestSupport.T0);
+            try (PolicyCatalog catalog = PolicyCatalog.start(upgraded)) {
+                await().atMost(PROPAGATION).until(() -> upgraded.getCluster().getMembers().size() == 2);
+                assertThat(catalog.readsGenerations()).isFalse();
+                assertThat(catalog.seed(five, 3, "new-1").after()).as("created without its generation")
+                        .extracting(PolicyRecord::version, PolicyRecord::generation).containsExactly(1L, 0L);
+                assertThat(catalog.seed(ten, 3, "new-2").after()).as("the last seed wins, as before generations")
+                        .extracting(PolicyRecord::version, PolicyRecord::generation, PolicyRecord::policy)
+                        .containsExactly(2L, 0L, ten);
+
+                old.getLifecycleService().terminate();
+                await().atMost(PROPAGATION).until(catalog::readsGenerations);
+                assertThat(catalog.seed(twenty, 3, "new-3").after()).as("generation 3 over the record's 0")
+                        .extracting(PolicyRecord::version, PolicyRecord::generation, PolicyRecord::policy)
+                        .containsExactly(3L, 3L, twenty);
+                assertThat(catalog.seed(ten, 3, "new-2").status()).as("now the first of generation 3 stands")
+                        .isEqualTo(PolicyCatalog.Status.UNCHANGED);
+            }
+        }
+    }
+
+    @Test
+    void concurrentSeedsOfOneGenerationLeaveExactlyOneWinner() throws Exception {
+        int replicas = 8;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(replicas);
+        try {
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            List<java.util.concurrent.Future<PolicyCatalog.Change>> changes = new java.util.ArrayList<>();
+            for (int i = 0; i < replicas; i++) {
+                PolicyCatalog catalog = i % 2 == 0 ? catalogA : catalogB;
+                Policy own = hourly("gen-race", 10 + i);
+                changes.add(pool.submit(() -> {
+                    go.await();
+                    return catalog.seed(own, 5, "replica-" + own.bands().get(0).limit());
+                }));
+            }
+            go.countDown();
+            List<PolicyCatalog.Change> done = new java.util.ArrayList<>();
+            for (java.util.concurrent.Future<PolicyCatalog.Change> f : changes) {
+                done.add(f.get());
+            }
+            assertThat(done).filteredOn(c -> c.status() == PolicyCatalog.Status.APPLIED).hasSize(1);
+            PolicyRecord winner = done.stream().filter(c -> c.status() == PolicyCatalog.Status.APPLIED)
+                    .findFirst().orElseThrow().after();
+            assertThat(winner.version()).isEqualTo(1);
+            assertThat(done).allSatisfy(c -> assertThat(c.after()).isEqualTo(winner));
+            await().atMost(PROPAGATION).until(() -> catalogA.versionOf(winner.policy()) == 1
+                    && catalogB.versionOf(winner.policy()) == 1);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aNegativeGenerationIsRefused() {
+        assertThatThrownBy(() -> catalogA.seed(hourly("gen-neg", 5), -1, "replica-a"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("generation must be >= 0, got -1");
+        assertThat(catalogA.anyRecord("gen-neg")).isEmpty();
     }
 
     /** Quota 10 per 20 s, then 5 per 10 s; the composite's binding band "burst" changes so, "daily" only grows. */
@@ -259,12 +437,12 @@ class PolicyCatalogTest {
                 (InternalSerializationService) ((SerializationServiceSupport) a).getSerializationService();
         Policy p = policy("rt", Algorithm.GCRA, 7, Duration.ofSeconds(3));
         Policy earlier = policy("rt", Algorithm.FIXED_WINDOW, 9, Duration.ofMinutes(3));
-        PolicyRecord record = new PolicyRecord("rt", 4, PolicyRecord.Origin.API, "alice", 1_767_225_601_000L, p,
+        PolicyRecord record = new PolicyRecord("rt", 4, PolicyRecord.Origin.API, 0, "alice", 1_767_225_601_000L, p,
                 List.of(new SeenPolicies.Versioned(3, earlier)));
         PolicyRecord read = ss.toObject(ss.toData(record));
         assertThat(read).isEqualTo(record);
         assertThat(read.getClassId()).isEqualTo(32);
-        PolicyRecord tombstone = record.next(null, PolicyRecord.Origin.API, null, 5);
+        PolicyRecord tombstone = record.next(null, PolicyRecord.Origin.API, 0, null, 5);
         assertThat((PolicyRecord) ss.toObject(ss.toData(tombstone))).isEqualTo(tombstone);
 
         DecideProcessor processor = new DecideProcessor(p, 3).withPolicyVersion(4);
@@ -285,6 +463,21 @@ class PolicyCatalogTest {
         assertThat(update.getClassId()).isEqualTo(33);
         CatalogUpdateProcessor readUpdate = ss.toObject(ss.toData(update));
         assertThat(readUpdate.name()).isEqualTo("rt");
+        CatalogUpdateProcessor seed = new CatalogUpdateProcessor("rt", CatalogUpdateProcessor.Op.SEED,
+                CatalogUpdateProcessor.ANY, "replica", p).withGeneration(12);
+        assertThat(seed.getClassId()).isEqualTo(37);
+        CatalogUpdateProcessor readSeed = ss.toObject(ss.toData(seed));
+        assertThat(readSeed).extracting(CatalogUpdateProcessor::op, CatalogUpdateProcessor::generation,
+                CatalogUpdateProcessor::getClassId).containsExactly(CatalogUpdateProcessor.Op.SEED, 12L, 37);
+        assertThatThrownBy(() -> update.withGeneration(1)).isInstanceOf(IllegalArgumentException.class);
+        PolicyRecord seeded = new PolicyRecord("rt", 5, PolicyRecord.Origin.CONFIGURATION, 12, "replica", 9, p,
+                List.of());
+        assertThat(seeded.getClassId()).isEqualTo(36);
+        PolicyRecord readSeeded = ss.toObject(ss.toData(seeded));
+        assertThat(readSeeded).isEqualTo(seeded);
+        assertThat(readSeeded.generation()).isEqualTo(12);
+        assertThatThrownBy(() -> new PolicyRecord("rt", 5, PolicyRecord.Origin.API, 1, null, 9, p, List.of()))
+                .isInstanceOf(IllegalArgumentException.class);
         CatalogWriteProcessor write = ss.toObject(ss.toData(new CatalogWriteProcessor(record)));
         assertThat(write.record()).isEqualTo(record);
         assertThat(write.getClassId()).isEqualTo(34);

@@ -140,7 +140,7 @@ class SerializationRoundTripTest {
         assertThat(statedBack.decisions()[0].reservation()).isEqualTo(r);
 
         // a catalog record and update keep each band's maximum debt (docs/SPEC.md §10, §11)
-        PolicyRecord record = new PolicyRecord("api", 2, PolicyRecord.Origin.API, "alice", 1_767_225_601_000L,
+        PolicyRecord record = new PolicyRecord("api", 2, PolicyRecord.Origin.API, 0, "alice", 1_767_225_601_000L,
                 policy, List.of(new SeenPolicies.Versioned(1, policy)));
         PolicyRecord recordBack = roundTrip(record);
         assertThat(recordBack).isEqualTo(record);
@@ -232,7 +232,12 @@ class SerializationRoundTripTest {
         assertThat(factory.create(33)).isInstanceOf(CatalogUpdateProcessor.class);
         assertThat(factory.create(34)).isInstanceOf(CatalogWriteProcessor.class);
         assertThat(factory.create(35)).isInstanceOf(CatalogUpdateProcessor.Result.class);
-        assertThat(factory.create(36).getClassId()).isEqualTo(36);
+        // configuration generations (docs/SPEC.md §11)
+        assertThat(factory.create(36)).isInstanceOf(PolicyRecord.class)
+                .extracting(IdentifiedDataSerializable::getClassId).isEqualTo(36);
+        assertThat(factory.create(37)).isInstanceOf(CatalogUpdateProcessor.class)
+                .extracting(IdentifiedDataSerializable::getClassId).isEqualTo(37);
+        assertThat(factory.create(38).getClassId()).as("an id of the range not taken yet").isEqualTo(38);
     }
 
     @Test

@@ -173,9 +173,50 @@ class WireFixtureTest {
 
     @Test
     void policyRecordOfTheCatalog() {
-        PolicyRecord record = new PolicyRecord("api", 2, PolicyRecord.Origin.API, "alice", 1_767_225_601_000L,
+        PolicyRecord record = new PolicyRecord("api", 2, PolicyRecord.Origin.API, 0, "alice", 1_767_225_601_000L,
                 WireFixtures.SINGLE, java.util.List.of(new SeenPolicies.Versioned(1, WireFixtures.SINGLE)));
         assertThat((PolicyRecord) frozen(2, "PolicyRecord", record)).isEqualTo(record);
+    }
+
+    @Test
+    void catalogUpdatesAndSeeds() {
+        CatalogUpdateProcessor put = frozen(2, "CatalogUpdateProcessor", new CatalogUpdateProcessor("api",
+                CatalogUpdateProcessor.Op.PUT, 1, "alice", WireFixtures.SINGLE));
+        assertThat(put).extracting(CatalogUpdateProcessor::name, CatalogUpdateProcessor::op,
+                CatalogUpdateProcessor::getClassId).containsExactly("api", CatalogUpdateProcessor.Op.PUT, 33);
+        // a seed without a generation: what a GridLimit before generations sends
+        CatalogUpdateProcessor seed = frozen(2, "CatalogUpdateProcessor.seed", seed());
+        assertThat(seed).extracting(CatalogUpdateProcessor::op, CatalogUpdateProcessor::generation,
+                CatalogUpdateProcessor::getClassId).containsExactly(CatalogUpdateProcessor.Op.SEED, 0L, 33);
+        CatalogUpdateProcessor withGeneration = frozen(2, "CatalogSeedProcessor", seed().withGeneration(7));
+        assertThat(withGeneration).extracting(CatalogUpdateProcessor::op, CatalogUpdateProcessor::generation,
+                CatalogUpdateProcessor::getClassId).containsExactly(CatalogUpdateProcessor.Op.SEED, 7L, 37);
+    }
+
+    private static CatalogUpdateProcessor seed() {
+        return new CatalogUpdateProcessor("api", CatalogUpdateProcessor.Op.SEED, CatalogUpdateProcessor.ANY,
+                "configuration of replica r1", WireFixtures.SINGLE);
+    }
+
+    @Test
+    void policyRecordOfAGeneration() {
+        PolicyRecord record = new PolicyRecord("api", 3, PolicyRecord.Origin.CONFIGURATION, 7,
+                "configuration of replica r1", 1_767_225_601_000L, WireFixtures.SINGLE,
+                java.util.List.of(new SeenPolicies.Versioned(2, WireFixtures.SINGLE)));
+        PolicyRecord back = frozen(2, "PolicyRecord.generation", record);
+        assertThat(back).isEqualTo(record);
+        assertThat(back.generation()).isEqualTo(7);
+        assertThat(back.getClassId()).isEqualTo(SerializationIds.POLICY_RECORD_GENERATION);
+        // a record written before generations (class id 32) reads as generation 0, and one of generation 0 is
+        // still written so
+        PolicyRecord before = ss.toObject(new HeapData(bytes(2, "PolicyRecord")));
+        assertThat(before.generation()).isZero();
+        assertThat(before.getClassId()).isEqualTo(SerializationIds.POLICY_RECORD);
+        PolicyRecord seededBefore = frozen(2, "PolicyRecord.configuration", new PolicyRecord("api", 1,
+                PolicyRecord.Origin.CONFIGURATION, 0, "configuration of replica r1", 1_767_225_601_000L,
+                WireFixtures.SINGLE, java.util.List.of()));
+        assertThat(seededBefore.generation()).isZero();
+        assertThat(seededBefore.getClassId()).isEqualTo(SerializationIds.POLICY_RECORD);
     }
 
     @Test

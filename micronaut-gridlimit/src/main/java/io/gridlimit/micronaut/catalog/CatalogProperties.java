@@ -11,8 +11,13 @@ import jakarta.validation.constraints.Min;
  * @param enabled false to decide with the configured policies only, as before the catalog (no seeding, no
  *     overrides, no admin API changes); true by default
  * @param maxOverrides most per-key overrides the cluster holds (a new one beyond it is refused)
+ * @param generation this replica's configuration generation, >= 0 (default 0): a configured policy this replica
+ *     seeds changes the catalog's record only when that record was seeded by a lower generation, so a rolling
+ *     update that changes a policy raises it, and a replica restarted on an older configuration never rolls the
+ *     cluster back ({@link PolicyDisagreements})
  */
 @ConfigurationProperties("gridlimit.catalog")
 public record CatalogProperties(@Bindable(defaultValue = "true") boolean enabled,
-                                @Bindable(defaultValue = "100000") @Min(1) @Max(100_000_000) int maxOverrides) {
+                                @Bindable(defaultValue = "100000") @Min(1) @Max(100_000_000) int maxOverrides,
+                                @Bindable(defaultValue = "0") @Min(0) long generation) {
 }

@@ -43,9 +43,10 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * At startup (before the server takes requests) it checks the plans (a bad plan stops the boot, naming the
  * property and the value), makes the Hazelcast limiter's decisions carry catalog versions, seeds every configured
- * policy into the catalog (configuration seeds a policy the catalog lacks; a policy changed through the admin API
- * is the catalog's: the difference is logged) and registers which policies its routes and plans name, so that the
- * admin API refuses to delete them. Thread-safe.
+ * policy into the catalog with this replica's configuration generation ({@link PolicyDisagreements}: the catalog's
+ * record stands unless a lower generation seeded it, and a disagreement is logged, counted and shown in readiness)
+ * and registers which policies its routes and plans name, so that the admin API refuses to delete them.
+ * Thread-safe.
  */
 @Context
 public class PolicySource {
@@ -79,13 +80,15 @@ public class PolicySource {
      * @param selectors the application's plan selector, if any
      * @param metrics the catalog's meters
      * @param annotated the {@code @RateLimited} rules, whose policies are registered as references too
+     * @param disagreements seeds the configured policies and reports where they disagree with the catalog
      * @throws ConfigurationException naming each bad plan property and value
      */
     public PolicySource(GridLimitConfig config, BeanProvider<RateLimiter> limiters, BeanProvider<PolicyCatalog> catalogs,
                         CatalogProperties properties, Collection<PlanProperties> plans,
                         Collection<RouteProperties> routes, ClientIpResolver clientIp,
                         BeanProvider<PolicySelector> selectors, CatalogMetrics metrics,
-                        BeanProvider<io.gridlimit.micronaut.filter.RateLimitedRoutes> annotated) {
+                        BeanProvider<io.gridlimit.micronaut.filter.RateLimitedRoutes> annotated,
+                        PolicyDisagreements disagreements) {
         this.config = config;
         this.clientIp = clientIp;
         this.metrics = metrics;
@@ -97,9 +100,9 @@ public class PolicySource {
         if (properties.enabled() && limiters.get() instanceof HazelcastRateLimiter hazelcast) {
             c = catalogs.get();
             hazelcast.useCatalog(c);
-            if (!seed(c)) {
-                PolicyCatalog seeded = c;
-                c.onReconnect(() -> seed(seeded)); // a client not yet connected seeds when it connects
+            disagreements.watch(c, routed);
+            if (!disagreements.seed()) {
+                c.onReconnect(disagreements::seed); // a client not yet connected seeds when it connects
             }
             c.registerReferences(refs);
             metrics.track(c);
@@ -157,42 +160,6 @@ public class PolicySource {
         if (!errors.isEmpty()) {
             throw new ConfigurationException("Invalid GridLimit configuration: " + String.join("; ", errors));
         }
-    }
-
-    /** @return false when a policy could not be seeded (the grid is not reachable yet) */
-    private boolean seed(PolicyCatalog c) {
-        boolean all = true;
-        String replica = "configuration of replica " + c.replicaId();
-        for (Policy p : config.policies().values()) {
-            try {
-                PolicyCatalog.Change change = c.seed(p, replica);
-                if (change.status() == PolicyCatalog.Status.UNCHANGED && !change.after().live()
-                        && routed.contains(p.name())) {
-                    LOG.warn("policy '{}' was deleted through the admin API (catalog version {}{}), but this "
-                            + "replica's routes name it: they and the decision API decide it with this replica's "
-                            + "configuration, never unlimited, until the admin API puts it again. configuration: {}",
-                            p.name(), change.after().version(),
-                            change.after().changedBy() == null ? "" : ", by " + change.after().changedBy(), p);
-                } else if (change.status() == PolicyCatalog.Status.UNCHANGED && !p.equals(change.after().policy())) {
-                    LOG.warn("policy '{}': the catalog's version {} ({} through the admin API{}) differs from "
-                            + "configuration and applies; configuration seeds only a policy the catalog lacks. "
-                            + "catalog: {}; configuration: {}", p.name(), change.after().version(),
-                            change.after().live() ? "changed" : "deleted",
-                            change.after().changedBy() == null ? "" : " by " + change.after().changedBy(),
-                            change.after().live() ? change.after().policy() : "deleted", p);
-                } else if (change.status() == PolicyCatalog.Status.APPLIED && change.before() != null
-                        && change.before().live()) {
-                    LOG.info("policy '{}': configuration changed it, catalog version {} -> {}: {}", p.name(),
-                            change.before().version(), change.after().version(), p);
-                }
-            } catch (RuntimeException e) {
-                all = false;
-                LOG.warn("policy '{}' could not be seeded into the policy catalog ({}); this replica decides it "
-                        + "with its configuration until the catalog holds it (seeded again once connected)",
-                        p.name(), e.toString());
-            }
-        }
-        return all;
     }
 
     private Map<String, Set<String>> references(Collection<RouteRule> annotations) {

@@ -1,6 +1,7 @@
 package io.gridlimit.micronaut.health;
 
 import com.hazelcast.core.HazelcastInstance;
+import io.gridlimit.micronaut.catalog.PolicyDisagreements;
 import io.gridlimit.micronaut.grid.GridConnection;
 import io.micronaut.context.BeanProvider;
 import io.micronaut.core.async.publisher.Publishers;
@@ -24,6 +25,10 @@ import java.util.concurrent.ExecutorService;
  * missing a backup); for the application's client, while it is connected ({@link GridConnection}, from its
  * lifecycle events: its member list stays stale for a while after the connection drops); for another client, when
  * it sees at least one member. {@code /health/liveness} never includes it.
+ *
+ * <p>Its details also hold {@value #DISAGREEMENTS}: the configured policies whose parameters differ from the
+ * policy catalog's record (docs/SPEC.md §11; {@link PolicyDisagreements#summary()}), empty when none. A
+ * disagreement leaves readiness as it is: the replica decides with the catalog's record like every other one.
  * Checked on the blocking executor, never on the event loop. Thread-safe.
  */
 @Singleton
@@ -31,22 +36,27 @@ import java.util.concurrent.ExecutorService;
 public class GridReadinessIndicator implements HealthIndicator {
     /** The name of this indicator in health responses. */
     public static final String NAME = "gridlimit-grid";
+    /** The detail listing the policies this replica's configuration disagrees with the catalog about. */
+    public static final String DISAGREEMENTS = "policyDisagreements";
 
     private final BeanProvider<HazelcastInstance> instance;
     private final ExecutorService blocking;
     private final GridConnection connection;
+    private final PolicyDisagreements disagreements;
 
     /**
      * @param instance the Hazelcast instance, resolved on the first check (on the blocking executor)
      * @param blocking Micronaut's blocking executor
      * @param connection the application client's connection state
+     * @param disagreements the configured policies that disagree with the catalog
      */
     public GridReadinessIndicator(BeanProvider<HazelcastInstance> instance,
                                   @Named(TaskExecutors.BLOCKING) ExecutorService blocking,
-                                  GridConnection connection) {
+                                  GridConnection connection, PolicyDisagreements disagreements) {
         this.instance = instance;
         this.blocking = blocking;
         this.connection = connection;
+        this.disagreements = disagreements;
     }
 
     @Override
@@ -82,6 +92,7 @@ public class GridReadinessIndicator implements HealthIndicator {
             details.put("error", e.getClass().getSimpleName());
             up = false;
         }
+        details.put(DISAGREEMENTS, disagreements.summary());
         return HealthResult.builder(NAME, up ? HealthStatus.UP : HealthStatus.DOWN).details(details).build();
     }
 }

@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.inject.Singleton;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The policy catalog's meters (docs/SPEC.md §11); tags are policy and plan names and fixed words, never a key.
@@ -19,6 +20,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@value #PLAN_DEFAULTS} (counter; tags {@code plan}, {@code reason}: {@code absent} (no value, or a header
  *   from a peer that is not a trusted proxy) or {@code unknown} (a value the plan does not map)): requests a plan
  *   gave the route's default policy.</li>
+ *   <li>{@value #POLICY_DISAGREEMENT} (gauge; tag {@code policy}, one per configured policy while the catalog is in
+ *   use): 1 while this replica's configuration of the policy differs from the catalog's current record (which
+ *   applies), else 0 ({@link io.gridlimit.micronaut.catalog.PolicyDisagreements}).</li>
  * </ul>
  * Thread-safe.
  */
@@ -30,6 +34,8 @@ public class CatalogMetrics {
     public static final String POLICY_CHANGES = "gridlimit.policy.changes";
     /** Requests a plan gave its route's default policy, by plan and reason. */
     public static final String PLAN_DEFAULTS = "gridlimit.plan.defaults";
+    /** Whether this replica's configuration of a policy disagrees with the catalog, by policy. */
+    public static final String POLICY_DISAGREEMENT = "gridlimit.policy.disagreement";
 
     private final MeterRegistry registry;
     private final Set<String> tracked = ConcurrentHashMap.newKeySet();
@@ -57,6 +63,25 @@ public class CatalogMetrics {
                             .orElse(Double.NaN))
                     .description("The policy catalog version this replica applies")
                     .tag("policy", name)
+                    .register(registry);
+        }
+    }
+
+    /**
+     * Registers the disagreement gauge of one configured policy (once per name; a later call for the name is
+     * ignored).
+     *
+     * @param policy the policy name
+     * @param state what the gauge reads, held strongly by its owner (Micrometer keeps a weak reference)
+     * @param value 1 while the policy disagrees, else 0
+     * @param <T> the state's type
+     */
+    public <T> void disagreement(String policy, T state, ToDoubleFunction<T> value) {
+        if (tracked.add(POLICY_DISAGREEMENT + '\0' + policy)) {
+            Gauge.builder(POLICY_DISAGREEMENT, state, value)
+                    .description("1 while this replica's configuration of the policy differs from the catalog's "
+                            + "current record, which applies; else 0")
+                    .tag("policy", policy)
                     .register(registry);
         }
     }

@@ -21,13 +21,14 @@ import org.slf4j.LoggerFactory;
 /**
  * Configuration and the catalog (docs/SPEC.md §11) with two replicas of one cluster booting one after the other: the
  * first seeds its configured policies; once a policy is changed through the catalog (the admin API's path), a
- * replica booting with other parameters leaves the catalog's version in force and logs the difference.
+ * replica booting with other parameters leaves the catalog's version in force and reports the disagreement (one
+ * WARN, its gauge, its readiness detail), until the catalog's record agrees with it again.
  */
 class SeedRuleTest {
     @Test
     void aPolicyTheApiChangedStaysTheCatalogsAndBootLogsTheDifference() {
         Map<String, String> first = Ports.ownMember("gl-seed");
-        Logger logger = (Logger) LoggerFactory.getLogger(PolicySource.class);
+        Logger logger = (Logger) LoggerFactory.getLogger(PolicyDisagreements.class);
         ListAppender<ILoggingEvent> appender = new ListAppender<>();
         appender.start();
         logger.addAppender(appender);
@@ -49,11 +50,39 @@ class SeedRuleTest {
                 assertThat(catalogB.record("gold").orElseThrow().policy()).as("the API's version stays")
                         .isEqualTo(bigger);
                 assertThat(b.getBean(PolicySource.class).current("gold")).hasValue(bigger);
+                Policy configured = b.getBean(io.gridlimit.micronaut.config.GridLimitConfig.class).policy("gold")
+                        .orElseThrow();
+                String warning = "policy 'gold' disagrees with the catalog: the catalog's version 2 (changed "
+                        + "through the admin API, by alice) applies on every replica, this one too: " + bigger
+                        + "; this replica's configuration (gridlimit.catalog.generation 0): " + configured
+                        + ". The admin API owns the policy, configuration no longer changes it: change it through "
+                        + "the admin API";
+                // A's when the API changed the policy (its copy's listener), B's at boot: one each
                 assertThat(appender.list).filteredOn(e -> e.getLevel() == Level.WARN)
-                        .extracting(ILoggingEvent::getFormattedMessage).anySatisfy(m -> assertThat(m)
-                                .startsWith("policy 'gold': the catalog's version 2 (changed through the admin API "
-                                        + "by alice) differs from configuration and applies")
-                                .contains("limit=50").contains("limit=5"));
+                        .extracting(ILoggingEvent::getFormattedMessage).containsExactly(warning, warning);
+                assertThat(a.getBean(PolicyDisagreements.class).disagrees("gold")).isTrue();
+                PolicyDisagreements disagreements = b.getBean(PolicyDisagreements.class);
+                assertThat(disagreements.summary()).containsExactly(Map.entry("gold", "the catalog's version 2 "
+                        + "(changed through the admin API) applies; this replica's configuration (generation 0) "
+                        + "differs"));
+                io.micrometer.core.instrument.MeterRegistry registry =
+                        b.getBean(io.gridlimit.micronaut.metrics.GridLimitMetrics.class).registry();
+                assertThat(registry.get("gridlimit.policy.disagreement").tag("policy", "gold").gauge().value())
+                        .isEqualTo(1.0);
+                assertThat(registry.get("gridlimit.policy.disagreement").tag("policy", "free").gauge().value())
+                        .isEqualTo(0.0);
+
+                // put back as configured (through the API: it stays the API's), and B agrees again
+                assertThat(catalogA.put(configured, 2, "alice").status()).isEqualTo(PolicyCatalog.Status.APPLIED);
+                await().atMost(Duration.ofSeconds(30)).until(() -> !disagreements.disagrees("gold"));
+                assertThat(disagreements.summary()).isEmpty();
+                assertThat(registry.get("gridlimit.policy.disagreement").tag("policy", "gold").gauge().value())
+                        .isEqualTo(0.0);
+                String agrees = "policy 'gold': this replica's configuration agrees with the catalog again "
+                        + "(version 3)";
+                await().atMost(Duration.ofSeconds(30)).until(() -> appender.list.stream()
+                        .filter(e -> e.getFormattedMessage().equals(agrees)).count() == 2);
+                assertThat(a.getBean(PolicyDisagreements.class).disagrees("gold")).isFalse();
             }
         } finally {
             logger.detachAppender(appender);
