@@ -1,6 +1,9 @@
 package io.gridlimit.app.api;
 
 import io.gridlimit.app.support.ServiceProperties;
+import io.gridlimit.micronaut.metrics.GridLimitMetrics;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.json.JsonMapper;
 import io.micronaut.runtime.server.EmbeddedServer;
@@ -9,10 +12,16 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -21,10 +30,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * enum class), and a 414 came back with an {@code HTTP/1.0} status line. On the service as shipped
  * ({@code gridlimit.http.problem-errors: true} in its application.yml), every such status on both ports, over raw
  * sockets so that the status line is seen as sent, is an {@code HTTP/1.1} status line and an RFC 9457 problem
- * (type, title, status, detail) naming no class, enum, exception message or stack frame.
+ * (type, title, status, detail) naming no class, enum, exception message or stack frame. And on both ports a
+ * connection whose header section does not arrive within {@code gridlimit.http.header-timeout} (1 s here) is
+ * answered 408 and closed.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ErrorBodiesTest {
+    /** Long enough that the other requests here, each written at once, never meet it on a loaded machine. */
+    private static final long DEADLINE_MS = 1_000;
     private static final String JSON_OVER_1_KIB = "{\"policy\":\"demo\",\"key\":\"" + "k".repeat(2000) + "\"}";
 
     private EmbeddedServer server;
@@ -35,6 +48,7 @@ class ErrorBodiesTest {
         Map<String, Object> p = new HashMap<>(ServiceProperties.standalone());
         p.put("gridlimit-test.edge-routes", "true");
         p.put("micronaut.server.max-request-size", "1024");
+        p.put("gridlimit.http.header-timeout", DEADLINE_MS + "ms");
         server = ApplicationContext.run(EmbeddedServer.class, p);
         json = server.getApplicationContext().getBean(JsonMapper.class);
     }
@@ -93,5 +107,34 @@ class ErrorBodiesTest {
         if (status == 405 && !path.startsWith("/v1/")) {
             assertThat(r.header("Allow")).as("the 405 keeps its Allow header").isNotEmpty();
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"public", "internal"})
+    void aConnectionWhoseHeadersDoNotArriveIsAnswered408OnEitherPort(String which) throws IOException {
+        double before = timeouts();
+        long start = System.nanoTime(); // before connecting: the server's deadline starts after this
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port(which)), 10_000);
+            socket.setSoTimeout((int) DEADLINE_MS + 5_000);
+            socket.getOutputStream().write("GET /health/liveness HTTP/1.1\r\nHost: x\r\n"
+                    .getBytes(StandardCharsets.US_ASCII)); // and never the end of the header section
+            String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(response).startsWith("HTTP/1.1 408 Request Timeout\r\n")
+                    .containsIgnoringCase("\r\nconnection: close\r\n")
+                    .containsIgnoringCase("\r\ncontent-type: application/problem+json\r\n")
+                    .endsWith("\r\n\r\n{\"type\":\"about:blank\",\"title\":\"Request Timeout\",\"status\":408,"
+                            + "\"detail\":\"the request's header section was not complete within "
+                            + "gridlimit.http.header-timeout\"}");
+            assertThat(elapsedMs).isBetween(DEADLINE_MS, DEADLINE_MS + 5_000);
+        }
+        assertThat(timeouts() - before).isEqualTo(1.0);
+    }
+
+    private double timeouts() {
+        Counter c = server.getApplicationContext().getBean(MeterRegistry.class)
+                .find(GridLimitMetrics.HEADER_TIMEOUTS).counter();
+        return c == null ? 0 : c.count();
     }
 }
