@@ -2,6 +2,7 @@ package io.gridlimit.app.api;
 
 import io.gridlimit.grid.PolicyCatalog;
 import io.gridlimit.micronaut.catalog.PolicySource;
+import io.gridlimit.micronaut.problem.ExactParameters;
 import io.gridlimit.micronaut.problem.Problem;
 import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;
@@ -93,10 +94,13 @@ final class AdminErrors {
      *
      * @param request the request
      * @param error what was thrown
-     * @return a problem response: the status of a client-side {@link HttpStatusException} with a fixed detail,
-     *     else 500 without details (logged)
+     * @return a problem response: 400 naming the parameter of an {@link ExactParameters.Refused}, the status of a
+     *     client-side {@link HttpStatusException} with a fixed detail, else 500 without details (logged)
      */
     static HttpResponse<Problem> answer(HttpRequest<?> request, Throwable error) {
+        if (error instanceof ExactParameters.Refused refused) {
+            return ApiProblems.of(HttpStatus.BAD_REQUEST, refused.getMessage());
+        }
         if (error instanceof HttpStatusException statusError && statusError.getStatus().getCode() < 500) {
             HttpStatus status = statusError.getStatus();
             String detail = switch (status) {

@@ -6,7 +6,9 @@ import io.gridlimit.api.Settlement;
 import io.gridlimit.internal.Futures;
 import io.gridlimit.micronaut.PolicyRegistry;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
+import io.gridlimit.micronaut.problem.ExactParameters;
 import io.gridlimit.micronaut.problem.Problem;
+import io.gridlimit.micronaut.problem.ProblemErrors;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
@@ -117,15 +119,16 @@ public class DecisionApiController {
     /**
      * Decides one check.
      *
+     * @param request the request (it takes no query parameter)
      * @param body the raw request body, JSON {@code {"policy", "key", "cost"}}; null when absent
      * @return a future of 200 with a {@link CheckResponse}, or of a problem response (400, 404, 503)
      */
     @Post(uri = "/check", consumes = MediaType.APPLICATION_JSON,
             produces = {MediaType.APPLICATION_JSON, Problem.MEDIA_TYPE})
-    public CompletableFuture<HttpResponse<?>> check(@Body @Nullable byte[] body) {
+    public CompletableFuture<HttpResponse<?>> check(HttpRequest<?> request, @Body @Nullable byte[] body) {
         CheckRequests.Check check;
         try {
-            check = CheckRequests.single(parse(body), policies);
+            check = CheckRequests.single(parse(request, body), policies);
         } catch (InvalidCheckException e) {
             return CompletableFuture.completedFuture(ApiProblems.of(e.status(), e.getMessage()));
         }
@@ -141,6 +144,7 @@ public class DecisionApiController {
     /**
      * Settles a reservation that a check with {@code "reserve": true} returned (docs/SPEC.md §10).
      *
+     * @param request the request (it takes no query parameter)
      * @param body the raw request body, JSON {@code {"reservation": string, "actual": integer}}; null when absent
      * @return a future of 200 with a {@link SettleResponse} ({@code settled}, or {@code already-settled} for a
      *     retry), or of a problem: 400 for a malformed body, token or actual and for a forged reservation, 404 for
@@ -149,10 +153,10 @@ public class DecisionApiController {
      */
     @Post(uri = "/settle", consumes = MediaType.APPLICATION_JSON,
             produces = {MediaType.APPLICATION_JSON, Problem.MEDIA_TYPE})
-    public CompletableFuture<HttpResponse<?>> settle(@Body @Nullable byte[] body) {
+    public CompletableFuture<HttpResponse<?>> settle(HttpRequest<?> request, @Body @Nullable byte[] body) {
         CheckRequests.Settle settle;
         try {
-            settle = CheckRequests.settle(parse(body), policies);
+            settle = CheckRequests.settle(parse(request, body), policies);
         } catch (InvalidCheckException e) {
             return CompletableFuture.completedFuture(ApiProblems.of(e.status(), e.getMessage()));
         }
@@ -183,16 +187,17 @@ public class DecisionApiController {
     /**
      * Decides a batch of checks, validated whole first.
      *
+     * @param request the request (it takes no query parameter)
      * @param body the raw request body, JSON {@code {"checks": [...]}}; null when absent
      * @return a future of 200 with a {@link BatchCheckResponse} in request order, or of a problem response
      *     (400, 404, 503)
      */
     @Post(uri = "/check/batch", consumes = MediaType.APPLICATION_JSON,
             produces = {MediaType.APPLICATION_JSON, Problem.MEDIA_TYPE})
-    public CompletableFuture<HttpResponse<?>> batch(@Body @Nullable byte[] body) {
+    public CompletableFuture<HttpResponse<?>> batch(HttpRequest<?> request, @Body @Nullable byte[] body) {
         CheckRequests.Batch batch;
         try {
-            batch = CheckRequests.batchRequest(parse(body), policies, MAX_BATCH_CHECKS);
+            batch = CheckRequests.batchRequest(parse(request, body), policies, MAX_BATCH_CHECKS);
         } catch (InvalidCheckException e) {
             return CompletableFuture.completedFuture(ApiProblems.of(e.status(), e.getMessage()));
         }
@@ -246,8 +251,11 @@ public class DecisionApiController {
     public HttpResponse<Problem> onError(HttpRequest<?> request, Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause()) {
             if (t instanceof ContentLengthExceededException) {
-                return ApiProblems.of(HttpStatus.REQUEST_ENTITY_TOO_LARGE, DecisionApiErrorFilter.TOO_LARGE_DETAIL);
+                return ApiProblems.of(HttpStatus.REQUEST_ENTITY_TOO_LARGE, ProblemErrors.detail(413));
             }
+        }
+        if (error instanceof ExactParameters.Refused refused) {
+            return ApiProblems.of(HttpStatus.BAD_REQUEST, refused.getMessage());
         }
         if (error instanceof HttpStatusException statusError && statusError.getStatus().getCode() < 500) {
             HttpStatus status = statusError.getStatus();
@@ -284,7 +292,13 @@ public class DecisionApiController {
         return new CheckAttempt(checks, rateLimiter, catalog, metrics);
     }
 
-    private static JsonNode parse(@Nullable byte[] body) throws InvalidCheckException {
+    private static JsonNode parse(HttpRequest<?> request, @Nullable byte[] body) throws InvalidCheckException {
+        try {
+            // The API reads nothing but the body: a query parameter is refused, never ignored (SPEC §5).
+            ExactParameters.check(request);
+        } catch (ExactParameters.Refused e) {
+            throw new InvalidCheckException(HttpStatus.BAD_REQUEST, e.getMessage());
+        }
         if (body == null || body.length == 0) {
             return null;
         }

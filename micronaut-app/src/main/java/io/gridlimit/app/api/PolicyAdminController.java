@@ -7,6 +7,7 @@ import io.gridlimit.grid.PolicyRecord;
 import io.gridlimit.micronaut.catalog.PolicySource;
 import io.gridlimit.micronaut.config.PolicyDefinitions;
 import io.gridlimit.micronaut.metrics.CatalogMetrics;
+import io.gridlimit.micronaut.problem.ExactParameters;
 import io.gridlimit.micronaut.problem.Problem;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
@@ -34,6 +35,8 @@ import java.util.Map;
  * The admin API of the grid's policy catalog (docs/SPEC.md §11), on the internal port only, when
  * {@code gridlimit.admin-api.enabled} is true. Guarded like the decision API ({@link DecisionApiPortFilter}: 404 on
  * any other port; {@link DecisionApiTokenFilter}: the admin token). Errors are {@code application/problem+json}.
+ * Every handler first checks its parameters ({@link ExactParameters#check}): a name whose percent-decoding is not
+ * valid UTF-8, or any query parameter, is 400 naming the parameter before anything is read or written.
  * <ul>
  *   <li>{@code GET /v1/policies}: every policy of the catalog with its version and origin.</li>
  *   <li>{@code GET /v1/policies/{name}}: the policy in its YAML shape as JSON, {@code ETag: "<version>"}.</li>
@@ -80,10 +83,12 @@ public class PolicyAdminController {
     /**
      * Lists the catalog's policies.
      *
+     * @param request the request (it takes no query parameter)
      * @return 200 {@code {"policies": [{"name", "version", "origin", "changed-by", "policy"}, ...]}} by name
      */
     @Get(produces = {MediaType.APPLICATION_JSON, Problem.MEDIA_TYPE})
-    public HttpResponse<?> list() {
+    public HttpResponse<?> list(HttpRequest<?> request) {
+        ExactParameters.check(request);
         List<Map<String, Object>> out = new ArrayList<>();
         for (PolicyRecord r : catalog().records()) {
             out.add(describe(r));
@@ -106,11 +111,13 @@ public class PolicyAdminController {
     /**
      * Reads one policy.
      *
+     * @param request the request (it takes no query parameter)
      * @param name the policy name
      * @return 200 with the policy in its YAML shape and its ETag, or 404
      */
     @Get(uri = "/{name}", produces = {MediaType.APPLICATION_JSON, Problem.MEDIA_TYPE})
-    public HttpResponse<?> get(@PathVariable String name) {
+    public HttpResponse<?> get(HttpRequest<?> request, @PathVariable String name) {
+        ExactParameters.check(request);
         PolicyRecord r = catalog().record(name).orElseThrow(() -> AdminErrors.notFound(name));
         return HttpResponse.ok(PolicyDefinitions.written(r.policy()))
                 .header(HttpHeaders.ETAG, AdminPreconditions.etag(r.version()))
@@ -128,6 +135,7 @@ public class PolicyAdminController {
     @Put(uri = "/{name}", consumes = MediaType.APPLICATION_JSON,
             produces = {MediaType.APPLICATION_JSON, Problem.MEDIA_TYPE})
     public HttpResponse<?> put(HttpRequest<?> request, @PathVariable String name, @Body @Nullable byte[] body) {
+        ExactParameters.check(request);
         String nameError = PolicyDefinitions.nameError("name", name);
         if (nameError != null) {
             throw new AdminProblem(HttpStatus.BAD_REQUEST, nameError);
@@ -163,6 +171,7 @@ public class PolicyAdminController {
      */
     @Delete(uri = "/{name}", produces = Problem.MEDIA_TYPE)
     public HttpResponse<?> delete(HttpRequest<?> request, @PathVariable String name) {
+        ExactParameters.check(request);
         PolicyCatalog c = catalog();
         List<String> refs = new ArrayList<>(c.referencesTo(name));
         for (String k : c.overridesTargeting(name)) {

@@ -5,6 +5,7 @@ import io.gridlimit.app.Application;
 import io.gridlimit.grid.PolicyCatalog;
 import io.gridlimit.micronaut.catalog.PolicySource;
 import io.gridlimit.micronaut.metrics.CatalogMetrics;
+import io.gridlimit.micronaut.problem.ExactParameters;
 import io.gridlimit.micronaut.problem.Problem;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
@@ -21,7 +22,6 @@ import io.micronaut.http.annotation.Error;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Put;
-import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.json.tree.JsonNode;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
@@ -37,6 +37,9 @@ import java.util.Map;
  *   {@code "o-<other>"} with If-Match / If-None-Match as for policies ({@link AdminPreconditions}). GET without
  *   {@code key} lists the policy's overrides.</li>
  * </ul>
+ * Every handler first checks its parameters ({@link ExactParameters#check}): {@code ?key=a&key=b}, a key or name
+ * whose percent-decoding is not valid UTF-8 ({@code %ED%A0%80}, {@code %FF}) or another query parameter is 400
+ * naming the parameter, before anything is read or written.
  * Every change is logged and counted ({@link PolicyChangeLog}). Changes block on the grid, so the handlers run on
  * the blocking executor, never on the event loop. 503 while the catalog is off or a member runs a GridLimit
  * without it.
@@ -46,6 +49,9 @@ import java.util.Map;
 @Controller(value = PolicyAdminController.PATH, port = DecisionApiSettings.PORT_PLACEHOLDER)
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class PolicyOverrideController {
+    /** The one query parameter of these routes: the grid key. */
+    private static final String KEY = "key";
+
     private final PolicySource policies;
     private final PolicyChangeLog changes;
 
@@ -61,12 +67,13 @@ public class PolicyOverrideController {
     /**
      * Reads the override of one key, or lists the policy's overrides.
      *
+     * @param request the request: {@code ?key=<key>}, or no query to list
      * @param name the policy a rule names
-     * @param key the grid key, or null to list
-     * @return 200 {@code {"policy": "<other>"}} with its ETag, or {@code {"overrides": {key: policy}}}; 404
+     * @return 200 {@code {"policy": "<other>"}} with its ETag, or {@code {"overrides": {key: policy}}}; 400, 404
      */
     @Get(uri = "/{name}/overrides", produces = {MediaType.APPLICATION_JSON, Problem.MEDIA_TYPE})
-    public HttpResponse<?> getOverride(@PathVariable String name, @QueryValue @Nullable String key) {
+    public HttpResponse<?> getOverride(HttpRequest<?> request, @PathVariable String name) {
+        String key = ExactParameters.check(request, KEY).get(KEY);
         PolicyCatalog c = AdminErrors.catalog(policies);
         if (key == null) {
             return HttpResponse.ok(Map.of("overrides", c.overridesOf(name)));
@@ -83,18 +90,17 @@ public class PolicyOverrideController {
      * Sets the override of one key: requests for it under {@code name} are decided by the other policy, on their
      * own state.
      *
-     * @param request the request (its If-Match / If-None-Match, its caller)
+     * @param request the request: {@code ?key=<key>}, its If-Match / If-None-Match, its caller
      * @param name the policy a rule names
-     * @param key the grid key
      * @param body {@code {"policy": "<other policy>"}}
      * @return 200 or 201 with its ETag; 400, 404, 409, 412 or 503 problems
      */
     @Put(uri = "/{name}/overrides", consumes = MediaType.APPLICATION_JSON,
             produces = {MediaType.APPLICATION_JSON, Problem.MEDIA_TYPE})
     public HttpResponse<?> putOverride(HttpRequest<?> request, @PathVariable String name,
-                                       @QueryValue @Nullable String key, @Body @Nullable byte[] body) {
+                                       @Body @Nullable byte[] body) {
+        String k = checkKey(ExactParameters.check(request, KEY).get(KEY));
         PolicyCatalog c = AdminErrors.catalog(policies);
-        String k = checkKey(key);
         if (policies.current(name).isEmpty()) {
             throw AdminErrors.notFound(name);
         }
@@ -129,16 +135,14 @@ public class PolicyOverrideController {
     /**
      * Removes the override of one key.
      *
-     * @param request the request (its If-Match, its caller)
+     * @param request the request: {@code ?key=<key>}, its If-Match, its caller
      * @param name the policy a rule names
-     * @param key the grid key
      * @return 204; 400, 404, 412 or 503 problems
      */
     @Delete(uri = "/{name}/overrides", produces = Problem.MEDIA_TYPE)
-    public HttpResponse<?> deleteOverride(HttpRequest<?> request, @PathVariable String name,
-                                          @QueryValue @Nullable String key) {
+    public HttpResponse<?> deleteOverride(HttpRequest<?> request, @PathVariable String name) {
+        String k = checkKey(ExactParameters.check(request, KEY).get(KEY));
         PolicyCatalog c = AdminErrors.catalog(policies);
-        String k = checkKey(key);
         String expected = AdminPreconditions.expectedOverride(request);
         if (expected != null && expected.isEmpty()) {
             // If-None-Match: * holds only while there is no override (RFC 9110 §13.1.2): a deletion under it is

@@ -298,9 +298,24 @@ class DecisionApiTest implements TestPropertyProvider {
         String huge = "{\"policy\":\"demo\",\"key\":\"" + "k".repeat(20 * 1024 * 1024) + "\"}";
         assertProblem(post(CHECK, huge), 413, "Request Entity Too Large",
                 "the request body is larger than the server accepts");
-        assertProblem(post("/v1/ratelimit/nope", "{}"), 404, "Not Found", "no such decision API resource");
-        assertProblem(post("/v1/nope", "{}"), 404, "Not Found", "no such decision API resource");
+        assertProblem(post("/v1/ratelimit/nope", "{}"), 404, "Not Found", "no such resource");
+        assertProblem(post("/v1/nope", "{}"), 404, "Not Found", "no such resource");
         assertProblem(Http.exchange(client(), HttpRequest.GET("/v1/ratelimit/check/batch/extra")), 404, "Not Found",
-                "no such decision API resource");
+                "no such resource");
+    }
+
+    @Test
+    void aQueryParameterIsRefusedNeverIgnoredAndSpendsNothing() {
+        // Found by a hostile review of the admin API's parameters: the decision API reads its body only, so a
+        // ?key=... would be a caller's mistake that an ignoring API turns into spending another key's quota.
+        String none = ": not a parameter of this resource (it takes none)";
+        Map<String, String> refused = Map.of(CHECK + "?key=other", "'key'" + none,
+                CHECK + "?key=a&key=b", "'key'" + none, BATCH + "?atomic=true", "'atomic'" + none,
+                "/v1/ratelimit/settle?x=%FF", "'x'" + none, CHECK + "?%ED%A0%80=1", "a query parameter's name is "
+                        + "not valid UTF-8 once percent-decoded (an invalid or overlong byte sequence, or an encoded "
+                        + "surrogate)");
+        refused.forEach((target, detail) -> assertProblem(post(target,
+                "{\"policy\":\"demo\",\"key\":\"q-probe\"}"), 400, "Bad Request", detail));
+        assertOk(check("demo", "q-probe"), decision(true, 5, 4, 10_001, null, "demo", null));
     }
 }

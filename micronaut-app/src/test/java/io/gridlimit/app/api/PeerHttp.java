@@ -30,8 +30,9 @@ final class PeerHttp {
      * @param status the status code
      * @param headers the headers
      * @param body the body (de-chunked), empty when none
+     * @param statusLine the status line as sent, e.g. {@code HTTP/1.1 404 Not Found}
      */
-    record Response(int status, Map<String, String> headers, String body) {
+    record Response(int status, Map<String, String> headers, String body, String statusLine) {
         /** @param name a header name, any case @return its value, or null */
         String header(String name) {
             return headers.get(name.toLowerCase(Locale.ROOT));
@@ -105,7 +106,7 @@ final class PeerHttp {
         if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
             body = dechunk(body);
         }
-        return new Response(status, headers, new String(body, StandardCharsets.UTF_8));
+        return new Response(status, headers, new String(body, StandardCharsets.UTF_8), lines[0]);
     }
 
     private static byte[] dechunk(byte[] chunked) throws IOException {

@@ -25,6 +25,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PolicyAdminApiTest {
+    private static final String NOT_UTF8_PROBLEM = "is not valid UTF-8 once percent-decoded (an invalid or overlong "
+            + "byte sequence, or an encoded surrogate)";
+    private static final String NOT_UTF8 = "key: " + NOT_UTF8_PROBLEM;
+
     private EmbeddedServer server;
     private int internalPort;
     private int publicPort;
@@ -354,5 +358,53 @@ class PolicyAdminApiTest {
         assertThat(admin("PUT", target, "{\"policy\":\"wide\"}").status()).isEqualTo(201);
         assertThat(admin("GET", "/v1/policies/demo/overrides", "").body()).contains("\"" + k + "\":\"wide\"");
         assertThat(admin("DELETE", target, "").status()).isEqualTo(204);
+    }
+
+    /**
+     * Found by a hostile review: {@code ?key=a&key=b} was joined into the key {@code a,b} and answered 201, and
+     * {@code ?key=%ED%A0%80} (an encoded lone surrogate) was decoded to U+FFFD and answered 201: the override landed
+     * on a key the operator never named. Each parameter must appear once and be valid UTF-8; the refusal names the
+     * parameter and the problem, never the value, and nothing is written.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', value = {
+        "PUT    | /v1/policies/demo/overrides?key=a&key=b      | key: given 2 times; send it once",
+        "PUT    | /v1/policies/demo/overrides?key=%ED%A0%80    | " + NOT_UTF8,
+        "PUT    | /v1/policies/demo/overrides?key=%FF          | " + NOT_UTF8,
+        "PUT    | /v1/policies/demo/overrides?key=x%C0%AF      | " + NOT_UTF8,
+        "PUT    | /v1/policies/demo/overrides?key=a&kye=b      | 'kye': not a parameter of this resource (it takes key)",
+        "DELETE | /v1/policies/demo/overrides?key=a&key=a      | key: given 2 times; send it once",
+        "GET    | /v1/policies/demo/overrides?key=%ED%A0%80    | " + NOT_UTF8,
+        "GET    | /v1/policies/demo/overrides?kye=x            | 'kye': not a parameter of this resource (it takes key)",
+        "PUT    | /v1/policies/de%FFmo                         | name: " + NOT_UTF8_PROBLEM,
+        "GET    | /v1/policies/%ED%A0%80                       | name: " + NOT_UTF8_PROBLEM,
+        "DELETE | /v1/policies/demo?force=true                 | 'force': not a parameter of this resource (it takes none)",
+        "GET    | /v1/policies?page=2                          | 'page': not a parameter of this resource (it takes none)",
+        "PUT    | /v1/policies/de%FFmo/overrides?key=k         | name: " + NOT_UTF8_PROBLEM})
+    void aParameterGivenTwiceOrNotUtf8Is400NamingItAndWritesNothing(String method, String target, String detail) {
+        String overridesBefore = admin("GET", "/v1/policies/demo/overrides", "").body();
+        String policiesBefore = admin("GET", "/v1/policies", "").body();
+        String body = target.contains("/overrides") ? "{\"policy\":\"gold\"}"
+                : "{\"algorithm\":\"fixed-window\",\"limit\":1,\"window\":\"1h\"}";
+        PeerHttp.Response r = admin(method, target, method.equals("PUT") ? body : null);
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.header("Content-Type")).isEqualTo("application/problem+json");
+        assertThat(r.body()).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Bad Request\",\"status\":400,"
+                + "\"detail\":\"" + detail + "\"}");
+        assertThat(admin("GET", "/v1/policies/demo/overrides", "").body()).isEqualTo(overridesBefore);
+        assertThat(admin("GET", "/v1/policies", "").body()).isEqualTo(policiesBefore);
+    }
+
+    @Test
+    void aSemicolonIsPartOfTheKeyAndAPlusIsASpace() {
+        admin("PUT", "/v1/policies/semi", "{\"algorithm\":\"fixed-window\",\"limit\":9,\"window\":\"1h\"}");
+        assertThat(admin("PUT", "/v1/policies/demo/overrides?key=a;b", "{\"policy\":\"semi\"}").status())
+                .isEqualTo(201);
+        assertThat(admin("PUT", "/v1/policies/demo/overrides?key=c+d%2Be", "{\"policy\":\"semi\"}").status())
+                .isEqualTo(201);
+        assertThat(admin("GET", "/v1/policies/demo/overrides", "").body()).contains("\"a;b\":\"semi\"")
+                .contains("\"c d+e\":\"semi\"").doesNotContain("\"a\":");
+        assertThat(admin("DELETE", "/v1/policies/demo/overrides?key=a%3Bb", "").status()).isEqualTo(204);
+        assertThat(admin("DELETE", "/v1/policies/demo/overrides?key=c%20d%2Be", "").status()).isEqualTo(204);
     }
 }

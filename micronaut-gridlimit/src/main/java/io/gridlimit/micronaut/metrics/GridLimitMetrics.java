@@ -38,6 +38,7 @@ import java.util.concurrent.TimeUnit;
  *       {@code reason}: denied, failed, late; {@code result}: given-back, already-settled, lost), {@value #DEBTS} (counter; tag
  *       {@code policy}), {@value #DEBT_EXCESS} (counter,
  *       in cost units; tag {@code policy}): reservations and settles (docs/SPEC.md §10)</li>
+ *   <li>{@value #HEADER_TIMEOUTS} (counter, no tags): slow clients cut off, see {@link #headerTimeouts()}</li>
  * </ul>
  */
 @Singleton
@@ -75,6 +76,11 @@ public class GridLimitMetrics {
     public static final String DEBTS = "gridlimit.debts";
     /** Settles that charged beyond the band's maximum debt, by policy (the excess was not charged). */
     public static final String DEBT_EXCESS = "gridlimit.debt.excess";
+    /**
+     * Connections answered 408 and closed because a request's header section was not complete within
+     * {@code gridlimit.http.header-timeout} (no tags; Prometheus {@code gridlimit_http_header_timeouts_total}).
+     */
+    public static final String HEADER_TIMEOUTS = "gridlimit.http.header.timeouts";
     /** The {@code mode} tag value of a missing key: neither the grid nor a failure mode was asked. */
     public static final String MODE_NONE = "none";
     /** Smallest bucket of the latency histogram: 100 µs. */
@@ -300,5 +306,18 @@ public class GridLimitMetrics {
                 k -> Counter.builder(GIVE_BACKS).description("Reservations given back so a request consumed nothing")
                         .tag("policy", policy).tag("reason", reason.tag()).tag("result", result)
                         .register(registry)).increment();
+    }
+
+    /**
+     * The counter of {@value #HEADER_TIMEOUTS}: one per connection answered 408 and closed because a request's
+     * header section was not complete within {@code gridlimit.http.header-timeout} (docs/SPEC.md §5, §9).
+     *
+     * @return the counter, registered on first use; incrementing it never blocks
+     */
+    public Counter headerTimeouts() {
+        return counters.computeIfAbsent(HEADER_TIMEOUTS, k -> Counter.builder(HEADER_TIMEOUTS)
+                .description("Connections answered 408 and closed: a request's header section was not complete "
+                        + "within gridlimit.http.header-timeout")
+                .register(registry));
     }
 }

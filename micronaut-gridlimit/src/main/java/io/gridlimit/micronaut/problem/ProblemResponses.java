@@ -52,17 +52,43 @@ public class ProblemResponses {
      * @throws IllegalStateException if the body cannot be written
      */
     public MutableHttpResponse<String> write(HttpStatus status, Problem problem, Map<String, String> headers) {
-        String body;
-        try {
-            body = json.writeValueAsString(problem);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot write a problem body", e);
-        }
         MutableHttpResponse<String> response = HttpResponse.<String>status(status)
-                .contentType(Problem.MEDIA_TYPE).body(body);
+                .contentType(Problem.MEDIA_TYPE).body(json(problem));
         headers.forEach(response::header);
         response.header("Date", date());
         return response;
+    }
+
+    /**
+     * Turns a response Micronaut built into a problem response in place: its status and other headers (e.g.
+     * {@code Allow} of a 405) are kept; its body becomes the problem, its {@code Content-Type}
+     * {@code application/problem+json}, and {@code Date} is set.
+     *
+     * @param response the response to rewrite
+     * @param problem the body
+     * @return the same response, typed for its new body
+     * @throws IllegalStateException if the body cannot be written
+     */
+    @SuppressWarnings("unchecked")
+    public MutableHttpResponse<Object> rewrite(MutableHttpResponse<?> response, Problem problem) {
+        MutableHttpResponse<Object> r = (MutableHttpResponse<Object>) response;
+        r.body(json(problem));
+        r.contentType(Problem.MEDIA_TYPE);
+        r.header("Date", date());
+        return r;
+    }
+
+    /**
+     * @param problem a problem
+     * @return its JSON text, as the application's {@link JsonMapper} writes it
+     * @throws IllegalStateException if the body cannot be written
+     */
+    public String json(Problem problem) {
+        try {
+            return json.writeValueAsString(problem);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write a problem body", e);
+        }
     }
 
     /** @return now as an HTTP-date */

@@ -27,8 +27,9 @@ public final class RawHttp {
      * @param status the status code
      * @param headers header names in lower case to their (last) value
      * @param body the body
+     * @param statusLine the status line as sent, e.g. {@code HTTP/1.1 414 Request-URI Too Long}
      */
-    public record Response(int status, Map<String, String> headers, String body) {
+    public record Response(int status, Map<String, String> headers, String body, String statusLine) {
         /** @param name a header name, any case @return its value or null */
         public String header(String name) {
             return headers.get(name.toLowerCase(Locale.ROOT));
@@ -53,6 +54,26 @@ public final class RawHttp {
         }
         req.append("Connection: close\r\n\r\n");
         return exchange(null, port, req.toString().getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /**
+     * Sends one request with a body on a new connection to 127.0.0.1.
+     *
+     * @param port the server port
+     * @param method the method, e.g. POST
+     * @param target the request target, sent verbatim
+     * @param contentType the {@code Content-Type} header's value
+     * @param body the body, sent as UTF-8 with its {@code Content-Length}
+     * @return the response
+     */
+    public static Response sendBody(int port, String method, String target, String contentType, String body) {
+        byte[] content = body.getBytes(StandardCharsets.UTF_8);
+        String head = method + ' ' + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nContent-Type: "
+                + contentType + "\r\nContent-Length: " + content.length + "\r\nConnection: close\r\n\r\n";
+        ByteArrayOutputStream req = new ByteArrayOutputStream();
+        req.writeBytes(head.getBytes(StandardCharsets.US_ASCII));
+        req.writeBytes(content);
+        return exchange(null, port, req.toByteArray());
     }
 
     /**
@@ -125,7 +146,7 @@ public final class RawHttp {
                             lines[i].substring(colon + 1).trim());
                 }
             }
-            return new Response(status, headers, body);
+            return new Response(status, headers, body, lines[0]);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
