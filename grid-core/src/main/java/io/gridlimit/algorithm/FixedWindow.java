@@ -66,20 +66,20 @@ final class FixedWindow {
         return BandResult.denied(Math.max(0, limit - c.count), retry, c.rebased, keep, keepReset);
     }
 
-    static BandSettle settle(LimiterState stored, Band band, long reserved, long actual, long reservedAtNanos,
+    static BandResult.Settle settle(LimiterState stored, Band band, long reserved, long actual, long reservedAtNanos,
                              long nowNanos) {
         Count c = load(stored, band, nowNanos);
         long windowNanos = band.windowNanos();
         if (c.stored == null || Math.floorDiv(nowNanos, windowNanos) != Math.floorDiv(reservedAtNanos, windowNanos)) {
-            return BandSettle.unchanged(stored); // the reservation's window is gone (or the band changed shape)
+            return BandResult.Settle.unchanged(stored); // the reservation's window is gone (or the band changed shape)
         }
         if (actual < reserved) {
             long count = Math.max(0, c.count - (reserved - actual));
-            return new BandSettle(new FixedWindowState(nowNanos, count, windowNanos), true, 0, count > band.limit());
+            return new BandResult.Settle(new FixedWindowState(nowNanos, count, windowNanos), true, 0, count > band.limit());
         }
         long charge = actual - reserved;
         long taken = Math.max(0, Math.min(charge, band.limit() + band.maxDebt() - c.count));
-        return new BandSettle(new FixedWindowState(nowNanos, c.count + taken, windowNanos), true, charge - taken,
+        return new BandResult.Settle(new FixedWindowState(nowNanos, c.count + taken, windowNanos), true, charge - taken,
                 c.count + taken > band.limit());
     }
 

@@ -265,7 +265,7 @@ final class Reservations {
                     || band.algorithm() == io.gridlimit.api.Algorithm.GCRA)) {
                 continue; // the bucket filled up since the reservation: nothing comes back (SPEC §10)
             }
-            BandSettle b = settleBand(bandState, band, r, actual, nowNanos);
+            BandResult.Settle b = settleBand(bandState, band, r, actual, nowNanos);
             if (b.changed()) {
                 after[i] = b.state();
                 changed = true;
@@ -288,7 +288,7 @@ final class Reservations {
                 ttlNanos);
     }
 
-    private static BandSettle settleBand(LimiterState bandState, Band band, Reservation r, long actual, long nowNanos) {
+    private static BandResult.Settle settleBand(LimiterState bandState, Band band, Reservation r, long actual, long nowNanos) {
         long c = r.cost();
         long t0 = r.reservedAtNanos();
         return switch (band.algorithm()) {
