@@ -2,6 +2,9 @@ package io.gridlimit.algorithm;
 
 import io.gridlimit.api.Band;
 import io.gridlimit.api.Decision;
+import io.gridlimit.calendar.CalendarPeriods;
+import io.gridlimit.calendar.CalendarSpan;
+import io.gridlimit.internal.Saturating;
 
 /**
  * Fixed window (SPEC §3).
@@ -27,7 +30,31 @@ import io.gridlimit.api.Decision;
  *   nothing: the cost left with it, exactly as a decision of {@code a} would have. Under a debt
  *   ({@code count > L}) {@code remaining = 0} and the window's end is both resetAfter and retryAfter.</li>
  * </ol>
- * Sources: docs/SPEC.md §2-4 (§3: the boundary burst of aligned windows).
+ *
+ * <h2>Calendar bands</h2>
+ * A calendar band (docs/SPEC.md §14) is a fixed window whose windows are the periods of its calendar
+ * ({@link CalendarPeriods}) instead of {@code [k·W, (k+1)·W)}: the same rule ({@code count + c <= L}), remaining,
+ * settle and TTL, with {@code W − e} replaced by {@code E − t}, {@code E} the end of the period the count belongs
+ * to. The state ({@link CalendarState}) names that period ({@code n}, its nominal local start) and stores its
+ * instants as the deciding members computed them, so that members whose tz data differ (a JDK update on some of
+ * them) never over-admit. At the reading {@code t}, with {@code [s, e)} this member's period of {@code t} and
+ * {@code e(n)} this member's end of the stored period {@code n}:
+ * <ol>
+ *   <li>the ends become {@code E1 = min(E1, e(n))} and {@code E2 = max(E2, e(n))};</li>
+ *   <li>{@code t < E2}: the count is {@code n}'s (no member's rules have ended it for every member);</li>
+ *   <li>{@code t >= E2}: a new period, this member's of {@code t}, starting at {@code max(s, E2)} with the count
+ *   {@code next}: the cost taken at readings at or after {@code E1}, which some member's rules placed in the next
+ *   period already;</li>
+ *   <li>an admission at {@code t >= E1} adds its cost to {@code next} as well as to the count;</li>
+ *   <li>{@code t < lastNanos} (clock step back, SPEC §2): the count is carried into {@code [s, e)}, as a fixed
+ *   window's is.</li>
+ * </ol>
+ * {@code resetAfter} (and the TTL) is {@code E2 − t}, or with {@code next > 0} the end of the period after
+ * {@code n} less {@code t}; on a denial {@code retryAfter} is {@code E2 − t} when {@code next + c <= L}, else that
+ * later end less {@code t}. With one set of zone rules {@code E1 = E2 = e(n)}, {@code next} stays 0 and the band is
+ * exactly the fixed window of its periods. A decision inside the cached current period allocates only the state it
+ * writes.
+ * Sources: docs/SPEC.md §2-4 (§3: the boundary burst of aligned windows), §14.
  */
 final class FixedWindow {
     private FixedWindow() {
@@ -75,7 +102,8 @@ final class FixedWindow {
         }
         if (actual < reserved) {
             long count = Math.max(0, c.count - (reserved - actual));
-            return new BandResult.Settle(new FixedWindowState(nowNanos, count, windowNanos), true, 0, count > band.limit());
+            return new BandResult.Settle(new FixedWindowState(nowNanos, count, windowNanos), true, 0,
+                    count > band.limit());
         }
         long charge = actual - reserved;
         long taken = Math.max(0, Math.min(charge, band.limit() + band.maxDebt() - c.count));
@@ -86,5 +114,143 @@ final class FixedWindow {
     static long nanosUntilFresh(LimiterState stored, Band band, long nowNanos) {
         Count c = load(stored, band, nowNanos);
         return c.count > 0 ? band.windowNanos() - Math.floorMod(nowNanos, band.windowNanos()) : 0;
+    }
+
+    /**
+     * A calendar band's state at the reading, before the request (the class note); {@code stored} is null when
+     * fresh, {@code now} this member's period of the reading.
+     */
+    private record Period(long localStart, long startNanos, long earliestEndNanos, long latestEndNanos, long count,
+                          long nextCount, boolean rebased, CalendarState stored, CalendarSpan now) {
+        CalendarState at(long nowNanos, long newCount, long newNext, String calendar) {
+            return new CalendarState(nowNanos, localStart, startNanos, earliestEndNanos, latestEndNanos, newCount,
+                    newNext, calendar);
+        }
+    }
+
+    private static Period loadCalendar(LimiterState stored, Band band, long nowNanos) {
+        CalendarPeriods calendar = band.calendar();
+        CalendarSpan now = calendar.span(nowNanos);
+        if (!(stored instanceof CalendarState s) || !s.calendar().equals(calendar.id())) {
+            return new Period(now.localStartSeconds(), now.startNanos(), now.endNanos(), now.endNanos(), 0, 0, false,
+                    null, now);
+        }
+        if (nowNanos < s.lastNanos()) {
+            return new Period(now.localStartSeconds(), now.startNanos(), now.endNanos(), now.endNanos(), s.count(), 0,
+                    true, s, now);
+        }
+        return current(s, calendar, now, nowNanos);
+    }
+
+    /** A stored state read at {@code nowNanos >= lastNanos}: cases 1 to 3 of the class note. */
+    private static Period current(CalendarState s, CalendarPeriods calendar, CalendarSpan now,
+                                  long nowNanos) {
+        if (s.localStartSeconds() < now.localStartSeconds() && s.latestEndNanos() <= nowNanos) {
+            // an earlier period ends for this member by now's period start: over for every member (no computing)
+            return new Period(now.localStartSeconds(), Math.min(now.endNanos(), Math.max(now.startNanos(),
+                    s.latestEndNanos())), now.endNanos(), now.endNanos(), s.nextCount(), 0, false, s, now);
+        }
+        long end = s.localStartSeconds() == now.localStartSeconds() ? now.endNanos()
+                : calendar.endNanosOf(s.localStartSeconds());
+        long earliest = Math.min(s.earliestEndNanos(), end);
+        long latest = Math.max(s.latestEndNanos(), end);
+        if (nowNanos < latest) {
+            return new Period(s.localStartSeconds(), s.startNanos(), earliest, latest, s.count(), s.nextCount(),
+                    false, s, now);
+        }
+        return new Period(now.localStartSeconds(), Math.min(now.endNanos(), Math.max(now.startNanos(), latest)),
+                now.endNanos(), now.endNanos(), s.nextCount(), 0, false, s, now);
+    }
+
+    /** {@code end − t}, at least 1 ns (only an end saturated at the bounds of a {@code long} could be reached). */
+    private static long until(long endNanos, long nowNanos) {
+        return Math.max(1, Saturating.subtract(endNanos, nowNanos));
+    }
+
+    /** When a count with {@code next} of it carried into the next period is all gone (the class note). */
+    private static long untilEmpty(Band band, Period p, long next, long nowNanos) {
+        if (next == 0) {
+            return until(p.latestEndNanos, nowNanos);
+        }
+        CalendarPeriods calendar = band.calendar();
+        long afterNext = calendar.endNanosOf(calendar.nextLocalStartSeconds(p.localStart));
+        return until(Math.max(p.latestEndNanos, afterNext), nowNanos);
+    }
+
+    static BandResult decideCalendar(LimiterState stored, Band band, long cost, long nowNanos) {
+        Period p = loadCalendar(stored, band, nowNanos);
+        long limit = band.limit();
+        String calendar = band.calendar().id();
+        LimiterState keep = p.stored == null ? null : p.rebased ? p.at(nowNanos, p.count, 0, calendar) : p.stored;
+        long keepReset = p.count > 0 ? untilEmpty(band, p, p.nextCount, nowNanos) : 0;
+        if (p.count + cost <= limit) {
+            long count = p.count + cost;
+            long next = p.nextCount + (nowNanos >= p.earliestEndNanos ? cost : 0);
+            return BandResult.admitted(limit - count, untilEmpty(band, p, next, nowNanos),
+                    p.at(nowNanos, count, next, calendar), p.rebased, keep, keepReset);
+        }
+        long retry = cost > limit ? Decision.NO_RETRY
+                : p.nextCount + cost <= limit ? until(p.latestEndNanos, nowNanos)
+                : untilEmpty(band, p, p.nextCount, nowNanos);
+        return BandResult.denied(Math.max(0, limit - p.count), retry, p.rebased, keep, keepReset);
+    }
+
+    static BandResult.Settle settleCalendar(LimiterState stored, Band band, long reserved, long actual,
+                                            long reservedAtNanos, long nowNanos) {
+        Period p = loadCalendar(stored, band, nowNanos);
+        if (p.stored == null || reservedAtNanos < p.startNanos || reservedAtNanos >= p.latestEndNanos) {
+            return BandResult.Settle.unchanged(stored); // the reservation's period is gone (or the band changed)
+        }
+        String calendar = band.calendar().id();
+        if (actual < reserved) {
+            long count = Math.max(0, p.count - (reserved - actual));
+            long next = Math.min(count, reservedAtNanos >= p.earliestEndNanos
+                    ? Math.max(0, p.nextCount - (reserved - actual)) : p.nextCount);
+            return new BandResult.Settle(p.at(nowNanos, count, next, calendar), true, 0, count > band.limit());
+        }
+        long charge = actual - reserved;
+        long taken = Math.max(0, Math.min(charge, band.limit() + band.maxDebt() - p.count));
+        long next = p.nextCount + (nowNanos >= p.earliestEndNanos ? taken : 0);
+        return new BandResult.Settle(p.at(nowNanos, p.count + taken, next, calendar), true, charge - taken,
+                p.count + taken > band.limit());
+    }
+
+    static long nanosUntilFreshCalendar(LimiterState stored, Band band, long nowNanos) {
+        Period p = loadCalendar(stored, band, nowNanos);
+        return p.count > 0 ? untilEmpty(band, p, p.nextCount, nowNanos) : 0;
+    }
+
+    /** A calendar band's hold of a reservation taken at the reading (SPEC §10): until its period's end. */
+    static long calendarHoldNanos(Band band, long nowNanos) {
+        return until(band.calendar().span(nowNanos).endNanos(), nowNanos);
+    }
+
+    /**
+     * Merges two states of one calendar (docs/SPEC.md §8), both read at {@code t} (not before either's
+     * {@code lastNanos}) under {@code bandOrNull}'s rules, or as stored when the band is unknown: of one period, the
+     * higher counts over the union of its instants; of two, the earlier period with the higher count, the later
+     * side's count counted as its next period's. At least as consumed as each side.
+     */
+    static CalendarState mergeCalendar(CalendarState a, CalendarState b, Band bandOrNull, long t) {
+        Period x = bandOrNull == null ? stored(a) : current(a, bandOrNull.calendar(), bandOrNull.calendar().span(t), t);
+        Period y = bandOrNull == null ? stored(b) : current(b, bandOrNull.calendar(), bandOrNull.calendar().span(t), t);
+        if (y.localStart < x.localStart) {
+            Period swap = x;
+            x = y;
+            y = swap;
+        }
+        long count = Math.max(x.count, y.count);
+        if (x.localStart == y.localStart) {
+            return new CalendarState(t, x.localStart, Math.min(x.startNanos, y.startNanos),
+                    Math.min(x.earliestEndNanos, y.earliestEndNanos), Math.max(x.latestEndNanos, y.latestEndNanos),
+                    count, Math.max(x.nextCount, y.nextCount), a.calendar());
+        }
+        return new CalendarState(t, x.localStart, x.startNanos, x.earliestEndNanos, x.latestEndNanos, count,
+                Math.min(count, Math.max(x.nextCount, y.count)), a.calendar());
+    }
+
+    private static Period stored(CalendarState s) {
+        return new Period(s.localStartSeconds(), s.startNanos(), s.earliestEndNanos(), s.latestEndNanos(), s.count(),
+                s.nextCount(), false, s, null);
     }
 }

@@ -113,8 +113,8 @@ final class TokenBucket {
             long tokens = level.tokens + back; // <= 2·10^15 + 10^15: no overflow
             return tokens >= capacity
                     ? new BandResult.Settle(new TokenBucketState(nowNanos, capacity, 0, periodNanos), true, 0, false)
-                    : new BandResult.Settle(new TokenBucketState(nowNanos, tokens, level.fraction, periodNanos), true, 0,
-                            tokens < 0);
+                    : new BandResult.Settle(new TokenBucketState(nowNanos, tokens, level.fraction, periodNanos), true,
+                            0, tokens < 0);
         }
         long charge = actual - reserved; // > 0
         long room = level.tokens + band.maxDebt(); // >= 0: the balance never is below -maxDebt
