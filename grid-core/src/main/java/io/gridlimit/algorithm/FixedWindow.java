@@ -116,50 +116,52 @@ final class FixedWindow {
         return c.count > 0 ? band.windowNanos() - Math.floorMod(nowNanos, band.windowNanos()) : 0;
     }
 
+    /** The stored state of {@code band}'s calendar, or null (fresh, or another calendar's: SPEC §4). */
+    private static CalendarState storedCalendar(LimiterState stored, Band band) {
+        return stored instanceof CalendarState c && c.calendar().equals(band.calendar().id()) ? c : null;
+    }
+
     /**
-     * A calendar band's state at the reading, before the request (the class note); {@code stored} is null when
-     * fresh, {@code now} this member's period of the reading.
+     * A calendar band's count at the reading, before the request, as a state (the class note; its
+     * {@code lastNanos} means nothing): the stored state itself while it is current and this member's rules end
+     * its period where it says, so that a decision inside the cached period allocates no view.
      */
-    private record Period(long localStart, long startNanos, long earliestEndNanos, long latestEndNanos, long count,
-                          long nextCount, boolean rebased, CalendarState stored, CalendarSpan now) {
-        CalendarState at(long nowNanos, long newCount, long newNext, String calendar) {
-            return new CalendarState(nowNanos, localStart, startNanos, earliestEndNanos, latestEndNanos, newCount,
-                    newNext, calendar);
-        }
-    }
-
-    private static Period loadCalendar(LimiterState stored, Band band, long nowNanos) {
-        CalendarPeriods calendar = band.calendar();
+    private static CalendarState view(CalendarState s, CalendarPeriods calendar, long nowNanos) {
         CalendarSpan now = calendar.span(nowNanos);
-        if (!(stored instanceof CalendarState s) || !s.calendar().equals(calendar.id())) {
-            return new Period(now.localStartSeconds(), now.startNanos(), now.endNanos(), now.endNanos(), 0, 0, false,
-                    null, now);
+        if (s != null && nowNanos >= s.lastNanos() && s.localStartSeconds() == now.localStartSeconds()
+                && s.earliestEndNanos() == now.endNanos() && s.latestEndNanos() == now.endNanos()) {
+            return s;
         }
-        if (nowNanos < s.lastNanos()) {
-            return new Period(now.localStartSeconds(), now.startNanos(), now.endNanos(), now.endNanos(), s.count(), 0,
-                    true, s, now);
+        if (s == null || nowNanos < s.lastNanos()) { // fresh; or a clock step back: into the reading's period
+            return new CalendarState(nowNanos, now.localStartSeconds(), now.startNanos(), now.endNanos(),
+                    now.endNanos(), s == null ? 0 : s.count(), 0, calendar.id());
         }
-        return current(s, calendar, now, nowNanos);
-    }
-
-    /** A stored state read at {@code nowNanos >= lastNanos}: cases 1 to 3 of the class note. */
-    private static Period current(CalendarState s, CalendarPeriods calendar, CalendarSpan now,
-                                  long nowNanos) {
         if (s.localStartSeconds() < now.localStartSeconds() && s.latestEndNanos() <= nowNanos) {
             // an earlier period ends for this member by now's period start: over for every member (no computing)
-            return new Period(now.localStartSeconds(), Math.min(now.endNanos(), Math.max(now.startNanos(),
-                    s.latestEndNanos())), now.endNanos(), now.endNanos(), s.nextCount(), 0, false, s, now);
+            return next(s, now, s.latestEndNanos(), calendar);
         }
         long end = s.localStartSeconds() == now.localStartSeconds() ? now.endNanos()
                 : calendar.endNanosOf(s.localStartSeconds());
-        long earliest = Math.min(s.earliestEndNanos(), end);
         long latest = Math.max(s.latestEndNanos(), end);
         if (nowNanos < latest) {
-            return new Period(s.localStartSeconds(), s.startNanos(), earliest, latest, s.count(), s.nextCount(),
-                    false, s, now);
+            return new CalendarState(s.lastNanos(), s.localStartSeconds(), s.startNanos(),
+                    Math.min(s.earliestEndNanos(), end), latest, s.count(), s.nextCount(), s.calendar());
         }
-        return new Period(now.localStartSeconds(), Math.min(now.endNanos(), Math.max(now.startNanos(), latest)),
-                now.endNanos(), now.endNanos(), s.nextCount(), 0, false, s, now);
+        return next(s, now, latest, calendar);
+    }
+
+    /** This member's period of the reading, begun once {@code s}'s ended at {@code latestEndNanos}: its next count. */
+    private static CalendarState next(CalendarState s, CalendarSpan now, long latestEndNanos,
+                                      CalendarPeriods calendar) {
+        return new CalendarState(s.lastNanos(), now.localStartSeconds(), Math.min(now.endNanos(),
+                Math.max(now.startNanos(), latestEndNanos)), now.endNanos(), now.endNanos(), s.nextCount(), 0,
+                calendar.id());
+    }
+
+    /** {@code view} with {@code count} and {@code nextCount} as written at the reading. */
+    private static CalendarState at(CalendarState view, long nowNanos, long count, long nextCount) {
+        return new CalendarState(nowNanos, view.localStartSeconds(), view.startNanos(), view.earliestEndNanos(),
+                view.latestEndNanos(), count, nextCount, view.calendar());
     }
 
     /** {@code end − t}, at least 1 ns (only an end saturated at the bounds of a {@code long} could be reached). */
@@ -168,56 +170,64 @@ final class FixedWindow {
     }
 
     /** When a count with {@code next} of it carried into the next period is all gone (the class note). */
-    private static long untilEmpty(Band band, Period p, long next, long nowNanos) {
+    private static long untilEmpty(CalendarPeriods calendar, CalendarState view, long next, long nowNanos) {
         if (next == 0) {
-            return until(p.latestEndNanos, nowNanos);
+            return until(view.latestEndNanos(), nowNanos);
         }
-        CalendarPeriods calendar = band.calendar();
-        long afterNext = calendar.endNanosOf(calendar.nextLocalStartSeconds(p.localStart));
-        return until(Math.max(p.latestEndNanos, afterNext), nowNanos);
+        long afterNext = calendar.endNanosOf(calendar.nextLocalStartSeconds(view.localStartSeconds()));
+        return until(Math.max(view.latestEndNanos(), afterNext), nowNanos);
     }
 
     static BandResult decideCalendar(LimiterState stored, Band band, long cost, long nowNanos) {
-        Period p = loadCalendar(stored, band, nowNanos);
+        CalendarPeriods calendar = band.calendar();
+        CalendarState s = storedCalendar(stored, band);
+        boolean rebased = s != null && nowNanos < s.lastNanos();
+        CalendarState p = view(s, calendar, nowNanos);
         long limit = band.limit();
-        String calendar = band.calendar().id();
-        LimiterState keep = p.stored == null ? null : p.rebased ? p.at(nowNanos, p.count, 0, calendar) : p.stored;
-        long keepReset = p.count > 0 ? untilEmpty(band, p, p.nextCount, nowNanos) : 0;
-        if (p.count + cost <= limit) {
-            long count = p.count + cost;
-            long next = p.nextCount + (nowNanos >= p.earliestEndNanos ? cost : 0);
-            return BandResult.admitted(limit - count, untilEmpty(band, p, next, nowNanos),
-                    p.at(nowNanos, count, next, calendar), p.rebased, keep, keepReset);
+        LimiterState keep = s == null ? null : rebased ? p : s;
+        long keepReset = p.count() > 0 ? untilEmpty(calendar, p, p.nextCount(), nowNanos) : 0;
+        if (p.count() + cost <= limit) {
+            long count = p.count() + cost;
+            long next = p.nextCount() + (nowNanos >= p.earliestEndNanos() ? cost : 0);
+            return BandResult.admitted(limit - count, untilEmpty(calendar, p, next, nowNanos),
+                    at(p, nowNanos, count, next), rebased, keep, keepReset);
         }
         long retry = cost > limit ? Decision.NO_RETRY
-                : p.nextCount + cost <= limit ? until(p.latestEndNanos, nowNanos)
-                : untilEmpty(band, p, p.nextCount, nowNanos);
-        return BandResult.denied(Math.max(0, limit - p.count), retry, p.rebased, keep, keepReset);
+                : p.nextCount() + cost <= limit ? until(p.latestEndNanos(), nowNanos)
+                : untilEmpty(calendar, p, p.nextCount(), nowNanos);
+        return BandResult.denied(Math.max(0, limit - p.count()), retry, rebased, keep, keepReset);
     }
 
     static BandResult.Settle settleCalendar(LimiterState stored, Band band, long reserved, long actual,
                                             long reservedAtNanos, long nowNanos) {
-        Period p = loadCalendar(stored, band, nowNanos);
-        if (p.stored == null || reservedAtNanos < p.startNanos || reservedAtNanos >= p.latestEndNanos) {
-            return BandResult.Settle.unchanged(stored); // the reservation's period is gone (or the band changed)
+        CalendarState s = storedCalendar(stored, band);
+        if (s == null) {
+            return BandResult.Settle.unchanged(stored);
         }
-        String calendar = band.calendar().id();
+        CalendarState p = view(s, band.calendar(), nowNanos);
+        if (reservedAtNanos < p.startNanos() || reservedAtNanos >= p.latestEndNanos()) {
+            return BandResult.Settle.unchanged(stored); // the reservation's period is gone
+        }
         if (actual < reserved) {
-            long count = Math.max(0, p.count - (reserved - actual));
-            long next = Math.min(count, reservedAtNanos >= p.earliestEndNanos
-                    ? Math.max(0, p.nextCount - (reserved - actual)) : p.nextCount);
-            return new BandResult.Settle(p.at(nowNanos, count, next, calendar), true, 0, count > band.limit());
+            long count = Math.max(0, p.count() - (reserved - actual));
+            long next = Math.min(count, reservedAtNanos >= p.earliestEndNanos()
+                    ? Math.max(0, p.nextCount() - (reserved - actual)) : p.nextCount());
+            return new BandResult.Settle(at(p, nowNanos, count, next), true, 0, count > band.limit());
         }
         long charge = actual - reserved;
-        long taken = Math.max(0, Math.min(charge, band.limit() + band.maxDebt() - p.count));
-        long next = p.nextCount + (nowNanos >= p.earliestEndNanos ? taken : 0);
-        return new BandResult.Settle(p.at(nowNanos, p.count + taken, next, calendar), true, charge - taken,
-                p.count + taken > band.limit());
+        long taken = Math.max(0, Math.min(charge, band.limit() + band.maxDebt() - p.count()));
+        long next = p.nextCount() + (nowNanos >= p.earliestEndNanos() ? taken : 0);
+        return new BandResult.Settle(at(p, nowNanos, p.count() + taken, next), true, charge - taken,
+                p.count() + taken > band.limit());
     }
 
     static long nanosUntilFreshCalendar(LimiterState stored, Band band, long nowNanos) {
-        Period p = loadCalendar(stored, band, nowNanos);
-        return p.count > 0 ? untilEmpty(band, p, p.nextCount, nowNanos) : 0;
+        CalendarState s = storedCalendar(stored, band);
+        if (s == null) {
+            return 0;
+        }
+        CalendarState p = view(s, band.calendar(), nowNanos);
+        return p.count() > 0 ? untilEmpty(band.calendar(), p, p.nextCount(), nowNanos) : 0;
     }
 
     /** A calendar band's hold of a reservation taken at the reading (SPEC §10): until its period's end. */
@@ -232,25 +242,21 @@ final class FixedWindow {
      * side's count counted as its next period's. At least as consumed as each side.
      */
     static CalendarState mergeCalendar(CalendarState a, CalendarState b, Band bandOrNull, long t) {
-        Period x = bandOrNull == null ? stored(a) : current(a, bandOrNull.calendar(), bandOrNull.calendar().span(t), t);
-        Period y = bandOrNull == null ? stored(b) : current(b, bandOrNull.calendar(), bandOrNull.calendar().span(t), t);
-        if (y.localStart < x.localStart) {
-            Period swap = x;
+        CalendarState x = bandOrNull == null ? a : view(a, bandOrNull.calendar(), t);
+        CalendarState y = bandOrNull == null ? b : view(b, bandOrNull.calendar(), t);
+        if (y.localStartSeconds() < x.localStartSeconds()) {
+            CalendarState swap = x;
             x = y;
             y = swap;
         }
-        long count = Math.max(x.count, y.count);
-        if (x.localStart == y.localStart) {
-            return new CalendarState(t, x.localStart, Math.min(x.startNanos, y.startNanos),
-                    Math.min(x.earliestEndNanos, y.earliestEndNanos), Math.max(x.latestEndNanos, y.latestEndNanos),
-                    count, Math.max(x.nextCount, y.nextCount), a.calendar());
+        long count = Math.max(x.count(), y.count());
+        if (x.localStartSeconds() == y.localStartSeconds()) {
+            return new CalendarState(t, x.localStartSeconds(), Math.min(x.startNanos(), y.startNanos()),
+                    Math.min(x.earliestEndNanos(), y.earliestEndNanos()),
+                    Math.max(x.latestEndNanos(), y.latestEndNanos()), count, Math.max(x.nextCount(), y.nextCount()),
+                    a.calendar());
         }
-        return new CalendarState(t, x.localStart, x.startNanos, x.earliestEndNanos, x.latestEndNanos, count,
-                Math.min(count, Math.max(x.nextCount, y.count)), a.calendar());
-    }
-
-    private static Period stored(CalendarState s) {
-        return new Period(s.localStartSeconds(), s.startNanos(), s.earliestEndNanos(), s.latestEndNanos(), s.count(),
-                s.nextCount(), false, s, null);
+        return new CalendarState(t, x.localStartSeconds(), x.startNanos(), x.earliestEndNanos(), x.latestEndNanos(),
+                count, Math.min(count, Math.max(x.nextCount(), y.count())), a.calendar());
     }
 }
