@@ -92,7 +92,6 @@ public final class CalendarPeriods {
     public static CalendarPeriods of(CalendarPeriod period, ZoneId zone, DayOfWeek weekStart, Integer anchor) {
         Objects.requireNonNull(period, "period");
         Objects.requireNonNull(zone, "zone");
-        zone(zone.getId());
         if (weekStart != null && period != CalendarPeriod.WEEK) {
             throw new IllegalArgumentException("weekStart applies to period week only, got '"
                     + name(weekStart) + "' for period " + period.configName());
@@ -111,9 +110,9 @@ public final class CalendarPeriods {
                 + (period == CalendarPeriod.MONTH ? ";anchor=" + a : "");
         CalendarPeriods interned = INTERNED.get(id);
         if (interned != null) {
-            return interned;
+            return interned; // its zone was checked when it was made
         }
-        CalendarPeriods made = new CalendarPeriods(period, ZoneId.of(zone.getId()), w, a, id);
+        CalendarPeriods made = new CalendarPeriods(period, zone(zone.getId()), w, a, id);
         if (INTERNED.size() >= MAX_INTERNED) {
             return made;
         }

@@ -293,33 +293,37 @@ public final class PolicyDefinitions {
     private static Map<String, Object> written(Band b) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("algorithm", b.algorithm().configName());
-        switch (b.algorithm()) {
-            case TOKEN_BUCKET, GCRA -> {
-                out.put("capacity", b.capacity());
-                out.put("refill-tokens", b.refillTokens());
-                out.put("refill-period", duration(b.refillPeriodNanos()));
-            }
-            case FIXED_WINDOW, SLIDING_WINDOW_LOG, SLIDING_WINDOW_COUNTER -> {
-                out.put("limit", b.limit());
-                out.put("window", duration(b.windowNanos()));
-            }
+        out.putAll(switch (b.algorithm()) {
+            case TOKEN_BUCKET, GCRA -> ordered("capacity", b.capacity(), "refill-tokens", b.refillTokens(),
+                    "refill-period", duration(b.refillPeriodNanos()));
+            case FIXED_WINDOW, SLIDING_WINDOW_LOG, SLIDING_WINDOW_COUNTER -> ordered("limit", b.limit(), "window",
+                    duration(b.windowNanos()));
             case CALENDAR -> {
                 CalendarPeriods c = b.calendar();
-                out.put("limit", b.limit());
-                out.put("period", c.period().configName());
-                out.put("zone", c.zone().getId());
+                Map<String, Object> m = ordered("limit", b.limit(), "period", c.period().configName(), "zone",
+                        c.zone().getId());
                 if (c.period() == CalendarPeriod.WEEK) {
-                    out.put("week-start", c.weekStart().name().toLowerCase(Locale.ROOT));
+                    m.put("week-start", c.weekStart().name().toLowerCase(Locale.ROOT));
                 }
                 if (c.period() == CalendarPeriod.MONTH) {
-                    out.put("anchor", c.anchor());
+                    m.put("anchor", c.anchor());
                 }
+                yield m;
             }
-        }
+        });
         if (b.maxDebt() != b.quota()) {
             out.put("max-debt", b.maxDebt());
         }
         return out;
+    }
+
+    /** @return the pairs {@code key, value, ...} as a map in that order */
+    private static Map<String, Object> ordered(Object... pairs) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            m.put((String) pairs[i], pairs[i + 1]);
+        }
+        return m;
     }
 
     /**
