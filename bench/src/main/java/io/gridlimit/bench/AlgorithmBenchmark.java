@@ -45,7 +45,8 @@ public class AlgorithmBenchmark {
     public static final long START_NANOS = 1_735_689_600L * 1_000_000_000L;
 
     /** The algorithm, one of {@link BenchPolicies#ALGORITHMS}. */
-    @Param({"token-bucket", "gcra", "fixed-window", "sliding-window-log", "sliding-window-counter", "composite"})
+    @Param({"token-bucket", "gcra", "fixed-window", "calendar", "sliding-window-log", "sliding-window-counter",
+        "composite"})
     public String algorithm;
 
     private Policy policy;

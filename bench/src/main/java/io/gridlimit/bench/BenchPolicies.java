@@ -2,8 +2,10 @@ package io.gridlimit.bench;
 
 import io.gridlimit.api.Band;
 import io.gridlimit.api.Policy;
+import io.gridlimit.calendar.CalendarPeriods;
 
 import java.time.Duration;
+import java.time.ZoneId;
 
 /**
  * The policies every benchmark uses, one per algorithm name, all with a sustained rate of 100 per second so the
@@ -13,6 +15,8 @@ import java.time.Duration;
  *   <li>{@code token-bucket}, {@code gcra}: capacity 100, 100 tokens per 1 s;</li>
  *   <li>{@code fixed-window}, {@code sliding-window-log}, {@code sliding-window-counter}: limit 100 per 1 s (the
  *       log thus holds up to 100 entries per key);</li>
+ *   <li>{@code calendar}: limit 8 640 000 per day of Europe/Berlin (100 per second sustained over a 24-hour day;
+ *       docs/SPEC.md §14), the fixed window of a customer's calendar;</li>
  *   <li>{@code composite}: two bands, {@code burst} = token bucket 100 per 1 s and {@code minute} = sliding window
  *       counter 5000 per 1 min.</li>
  * </ul>
@@ -29,7 +33,8 @@ import java.time.Duration;
 public final class BenchPolicies {
     /** The algorithm names a {@code @Param} may take, in table order. */
     public static final String[] ALGORITHMS = {
-        "token-bucket", "gcra", "fixed-window", "sliding-window-log", "sliding-window-counter", "composite"
+        "token-bucket", "gcra", "fixed-window", "calendar", "sliding-window-log", "sliding-window-counter",
+        "composite"
     };
 
     /** Sustained rate of every policy: 100 requests (tokens) per second. */
@@ -72,6 +77,8 @@ public final class BenchPolicies {
             case "token-bucket" -> b.tokenBucket(RATE_PER_SECOND, RATE_PER_SECOND, second);
             case "gcra" -> b.gcra(RATE_PER_SECOND, RATE_PER_SECOND, second);
             case "fixed-window" -> b.fixedWindow(RATE_PER_SECOND, second);
+            case "calendar" -> b.calendar(RATE_PER_SECOND * 86_400,
+                    CalendarPeriods.daily(ZoneId.of("Europe/Berlin")));
             case "sliding-window-log" -> b.slidingWindowLog(RATE_PER_SECOND, second);
             case "sliding-window-counter" -> b.slidingWindowCounter(RATE_PER_SECOND, second);
             case "composite" -> b.band(Band.tokenBucket("burst", RATE_PER_SECOND, RATE_PER_SECOND, second))

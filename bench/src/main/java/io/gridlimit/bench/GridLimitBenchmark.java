@@ -41,7 +41,14 @@ import java.util.concurrent.TimeUnit;
  *     -f 1 -wi 2 -w 2s -i 3 -r 3s
  * }</pre>
  *
- * <p>Run just this class (12 forks, about 4 minutes with these settings):
+ * <p>A calendar band beside the fixed window (docs/SPEC.md §14: a calendar decision costs what a fixed window's
+ * does; the current period is cached per calendar, so a decision allocates only the state it writes):
+ * <pre>{@code
+ * java -jar bench/target/benchmarks.jar 'GridLimitBenchmark.tryAcquire$' -p algorithm=fixed-window,calendar \
+ *     -f 1 -wi 2 -w 2s -i 3 -r 3s
+ * }</pre>
+ *
+ * <p>Run just this class (21 forks: 3 methods × 7 algorithms, about 7 minutes with these settings):
  * <pre>{@code
  * mvn -q -DskipTests -pl bench -am package
  * java -jar bench/target/benchmarks.jar GridLimitBenchmark -f 1 -wi 2 -w 2s -i 3 -r 3s
@@ -56,7 +63,8 @@ import java.util.concurrent.TimeUnit;
 @Threads(GridFloorBenchmark.THREADS)
 public class GridLimitBenchmark {
     /** The algorithm, one of {@link BenchPolicies#ALGORITHMS}. */
-    @Param({"token-bucket", "gcra", "fixed-window", "sliding-window-log", "sliding-window-counter", "composite"})
+    @Param({"token-bucket", "gcra", "fixed-window", "calendar", "sliding-window-log", "sliding-window-counter",
+        "composite"})
     public String algorithm;
 
     private HazelcastRateLimiter limiter;

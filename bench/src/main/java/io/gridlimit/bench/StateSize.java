@@ -108,6 +108,8 @@ public final class StateSize {
             case "token-bucket" -> b.tokenBucket(q, q, hour);
             case "gcra" -> b.gcra(q, q, hour);
             case "fixed-window" -> b.fixedWindow(q, hour);
+            case "calendar" -> b.calendar(q, io.gridlimit.calendar.CalendarPeriods.daily(
+                    java.time.ZoneId.of("Europe/Berlin")));
             case "sliding-window-log" -> b.slidingWindowLog(q, hour);
             case "sliding-window-counter" -> b.slidingWindowCounter(q, hour);
             case "composite" -> b.band(Band.tokenBucket("burst", q, q, hour))

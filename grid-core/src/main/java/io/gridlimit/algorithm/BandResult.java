@@ -3,7 +3,8 @@ package io.gridlimit.algorithm;
 import io.gridlimit.api.Decision;
 
 /**
- * One band's answer to one request, before the composite rule combines bands (SPEC §4). Package-private.
+ * One band's answer to one request, before the composite rule combines bands (SPEC §4); {@link Settle}, its answer
+ * to a settle (SPEC §10). Package-private.
  *
  * <p>{@code admittedState} is the state after consuming the cost (null when denied); {@code keepState} is the
  * state as it stands at the reading without consuming (rebased when {@code rebased}; null when the band has no
@@ -49,5 +50,19 @@ final class BandResult {
     /** @return true for a denial that can never pass */
     boolean neverPasses() {
         return !allowed && retryAfterNanos == Decision.NO_RETRY;
+    }
+
+    /**
+     * One band's part of a settle (docs/SPEC.md §10). Package-private.
+     *
+     * @param state the band's state after the settle; the input state when nothing changed (null when fresh)
+     * @param changed whether {@code state} must be written
+     * @param excess the cost a charge did not take because the band's maximum debt would have been exceeded, >= 0
+     * @param debt whether the band's balance is below zero after the settle
+     */
+    record Settle(LimiterState state, boolean changed, long excess, boolean debt) {
+        static Settle unchanged(LimiterState state) {
+            return new Settle(state, false, 0, false);
+        }
     }
 }

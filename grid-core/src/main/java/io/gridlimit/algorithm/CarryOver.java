@@ -31,8 +31,9 @@ import java.util.Objects;
  *   caller).</li>
  *   <li><b>New state per algorithm</b>, at {@code t}: token bucket {@code remaining'} whole tokens, no fraction;
  *   GCRA a TAT of {@code t + used'·T} (debt {@code used'·P}); fixed window a count of {@code used'} in the window of
- *   {@code t}; sliding window counter a current count of {@code used'}, previous 0; sliding window log one entry of
- *   cost {@code used'} at {@code t}. {@code used' = 0} is no state at all (fresh).</li>
+ *   {@code t}; calendar band a count of {@code used'} in the period of {@code t}; sliding window counter a current
+ *   count of {@code used'}, previous 0; sliding window log one entry of cost {@code used'} at {@code t}.
+ *   {@code used' = 0} is no state at all (fresh).</li>
  *   <li><b>Unknown writer.</b> A stored band state that no given earlier policy reads (the state was written by a
  *   version this member never saw) is carried as fully consumed: {@code used' = Q'}. That under-admits until the
  *   new band refills or its window passes, and never over-admits (SPEC §4).</li>
@@ -221,6 +222,11 @@ public final class CarryOver {
             case SLIDING_WINDOW_COUNTER -> new SlidingWindowCounterState(nowNanos, used, 0, band.windowNanos());
             case SLIDING_WINDOW_LOG -> new SlidingWindowLogState(nowNanos, band.windowNanos(), new long[] {nowNanos},
                     new int[] {(int) used}, false);
+            case CALENDAR -> {
+                io.gridlimit.calendar.CalendarSpan period = band.calendar().span(nowNanos);
+                yield new CalendarState(nowNanos, period.localStartSeconds(), period.startNanos(), period.endNanos(),
+                        period.endNanos(), used, 0, band.calendar().id());
+            }
         };
     }
 }

@@ -31,7 +31,8 @@ import java.util.List;
  *   unless a band rebased after a clock step back (SPEC §2): then every band's current state (rebased where it
  *   was) is written, TTL the longest time until a band is fresh. TTLs saturate at {@code Long.MAX_VALUE}.</li>
  *   <li><b>Overflow and clock step back</b> are handled inside each band algorithm ({@link TokenBucket},
- *   {@link Gcra}, {@link FixedWindow}, {@link SlidingWindowLog}, {@link SlidingWindowCounter}).</li>
+ *   {@link Gcra}, {@link FixedWindow} (calendar bands too), {@link SlidingWindowLog},
+ *   {@link SlidingWindowCounter}).</li>
  * </ol>
  * Sources: SPEC.md §2, §4.
  */
@@ -46,6 +47,7 @@ final class Composite {
             case FIXED_WINDOW -> FixedWindow.decide(bandState, band, cost, nowNanos);
             case SLIDING_WINDOW_LOG -> SlidingWindowLog.decide(bandState, band, cost, nowNanos);
             case SLIDING_WINDOW_COUNTER -> SlidingWindowCounter.decide(bandState, band, cost, nowNanos);
+            case CALENDAR -> FixedWindow.decideCalendar(bandState, band, cost, nowNanos);
         };
     }
 
@@ -56,6 +58,7 @@ final class Composite {
             case FIXED_WINDOW -> FixedWindow.nanosUntilFresh(bandState, band, nowNanos);
             case SLIDING_WINDOW_LOG -> SlidingWindowLog.nanosUntilFresh(bandState, band, nowNanos);
             case SLIDING_WINDOW_COUNTER -> SlidingWindowCounter.nanosUntilFresh(bandState, band, nowNanos);
+            case CALENDAR -> FixedWindow.nanosUntilFreshCalendar(bandState, band, nowNanos);
         };
     }
 

@@ -106,22 +106,22 @@ final class Gcra {
         return BandResult.denied(remaining(x, band), retry, debt.rebased, keep, keepReset);
     }
 
-    static BandSettle settle(LimiterState stored, Band band, long reserved, long actual, long nowNanos) {
+    static BandResult.Settle settle(LimiterState stored, Band band, long reserved, long actual, long nowNanos) {
         Debt debt = load(stored, band, nowNanos);
         long periodNanos = band.refillPeriodNanos();
         if (actual < reserved) {
             if (debt.stored == null) {
-                return BandSettle.unchanged(stored); // fresh: TAT at or before now already
+                return BandResult.Settle.unchanged(stored); // fresh: TAT at or before now already
             }
             Wide x = Wide.max(Wide.ZERO, debt.x.subtract(Wide.product(reserved - actual, periodNanos)));
-            return new BandSettle(stateAt(nowNanos, x, band), true, 0, inDebt(x, band));
+            return new BandResult.Settle(stateAt(nowNanos, x, band), true, 0, inDebt(x, band));
         }
         long charge = actual - reserved;
         Wide room = Wide.product(band.capacity() + band.maxDebt(), periodNanos).subtract(debt.x);
         long roomTokens = room.signum() <= 0 ? 0 : room.floorDiv(periodNanos).saturatedLong();
         long taken = Math.min(charge, roomTokens);
         Wide x = debt.x.add(Wide.product(taken, periodNanos));
-        return new BandSettle(stateAt(nowNanos, x, band), true, charge - taken, inDebt(x, band));
+        return new BandResult.Settle(stateAt(nowNanos, x, band), true, charge - taken, inDebt(x, band));
     }
 
     /** Below zero tokens: {@code X > B·P}. */

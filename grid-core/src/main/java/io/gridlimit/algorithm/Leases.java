@@ -64,7 +64,12 @@ final class Leases {
      */
     static boolean leasable(Policy policy) {
         for (Band band : policy.bands()) {
-            if (band.algorithm() != Algorithm.TOKEN_BUCKET && band.algorithm() != Algorithm.GCRA) {
+            boolean leasable = switch (band.algorithm()) {
+                case TOKEN_BUCKET, GCRA -> true;
+                // a window would need the lease to end at its boundary on every member's clock (SPEC §13)
+                case FIXED_WINDOW, SLIDING_WINDOW_LOG, SLIDING_WINDOW_COUNTER, CALENDAR -> false;
+            };
+            if (!leasable) {
                 return false;
             }
         }
@@ -121,7 +126,7 @@ final class Leases {
             LimiterState capped = switch (band.algorithm()) {
                 case TOKEN_BUCKET -> TokenBucket.capAt(s, band, Math.min(out, Band.MAX_QUANTITY), atNanos);
                 case GCRA -> Gcra.capAt(s, band, Math.min(out, Band.MAX_QUANTITY), atNanos);
-                default -> s;
+                case FIXED_WINDOW, SLIDING_WINDOW_LOG, SLIDING_WINDOW_COUNTER, CALENDAR -> s;
             };
             after[i] = capped;
             changed |= capped != s;

@@ -12,7 +12,7 @@ package io.gridlimit.algorithm;
  */
 public sealed interface LimiterState
         permits TokenBucketState, GcraState, FixedWindowState, SlidingWindowLogState, SlidingWindowCounterState,
-        CompositeState, ReservedState {
+        CalendarState, CompositeState, ReservedState {
     /**
      * Returns the time reading this state was last written with (SPEC §2); a later reading that is smaller is a
      * clock step back and rebases the state before the next decision.

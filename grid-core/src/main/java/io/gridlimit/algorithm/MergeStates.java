@@ -31,6 +31,9 @@ import java.util.Set;
  *     rebuilt from the state's own parameters when not given.</li>
  *     <li>fixed window: the higher count in the window of {@code t}; a count of an earlier window is 0 at
  *     {@code t}.</li>
+ *     <li>calendar band: both read at {@code t}; of one period the higher counts over the union of its instants,
+ *     of two the earlier period with the higher count, the later side's counting for its next period too
+ *     ({@link FixedWindow}'s calendar note).</li>
  *     <li>sliding window counter: the higher current and the higher previous count, both as seen from the window
  *     of {@code t} (a state one window behind contributes its current count as previous).</li>
  *     <li>sliding window log: the union of the entries that still count at {@code t} ({@code t − W <= s}); an
@@ -201,6 +204,9 @@ public final class MergeStates {
         if (a instanceof SlidingWindowCounterState ca) {
             return slidingWindowCounter(ca, (SlidingWindowCounterState) b, t);
         }
+        if (a instanceof CalendarState ca) {
+            return FixedWindow.mergeCalendar(ca, (CalendarState) b, band, t);
+        }
         return slidingWindowLog((SlidingWindowLogState) a, (SlidingWindowLogState) b,
                 band != null ? band.limit() : Band.MAX_LOG_LIMIT, t);
     }
@@ -226,6 +232,7 @@ public final class MergeStates {
             case SLIDING_WINDOW_LOG -> s instanceof SlidingWindowLogState l && l.windowNanos() == band.windowNanos();
             case SLIDING_WINDOW_COUNTER ->
                     s instanceof SlidingWindowCounterState c && c.windowNanos() == band.windowNanos();
+            case CALENDAR -> s instanceof CalendarState c && c.calendar().equals(band.calendar().id());
         };
     }
 
@@ -246,6 +253,9 @@ public final class MergeStates {
         }
         if (a instanceof SlidingWindowLogState x && b instanceof SlidingWindowLogState y) {
             return x.windowNanos() == y.windowNanos();
+        }
+        if (a instanceof CalendarState x && b instanceof CalendarState y) {
+            return x.calendar().equals(y.calendar());
         }
         return false;
     }

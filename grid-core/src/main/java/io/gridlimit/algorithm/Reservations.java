@@ -27,8 +27,8 @@ import javax.crypto.spec.SecretKeySpec;
  *   {@link Reservation}: the state's id, the next id, the reading {@code t0}, the cost, the bands' shapes and an
  *   expiry {@code t0 + H}, signed with the state's secret. {@code H} is the longest band's hold: a token bucket
  *   or GCRA {@code ceil(C·P/R)} (the time to refill from empty: later, any give-back finds the bucket full); a
- *   fixed window until the end of {@code t0}'s window; a sliding window counter until the end of the window after
- *   it; a log {@code W + 1} ns (the entry's life). The state's TTL is at least {@code H}, so it is held until the
+ *   fixed window until the end of {@code t0}'s window, a calendar band until the end of {@code t0}'s period; a
+ *   sliding window counter until the end of the window after it; a log {@code W + 1} ns (the entry's life). The state's TTL is at least {@code H}, so it is held until the
  *   reservation expires.</li>
  *   <li><b>Settle</b> to {@code a} in [0, 10^15] at the reading {@code t}: unknown state id, wrong signature, an
  *   expiry at or before {@code t}, or an id already settled (or closed) change nothing and say so
@@ -72,6 +72,7 @@ final class Reservations {
                 case SLIDING_WINDOW_COUNTER -> Saturating.add(band.windowNanos(),
                         band.windowNanos() - Math.floorMod(nowNanos, band.windowNanos()));
                 case SLIDING_WINDOW_LOG -> band.windowNanos() + 1;
+                case CALENDAR -> FixedWindow.calendarHoldNanos(band, nowNanos);
             };
             hold = Math.max(hold, h);
         }
@@ -100,7 +101,7 @@ final class Reservations {
             LimiterState s = Composite.bandState(r.inner(), policy, band);
             boolean full = switch (band.algorithm()) {
                 case TOKEN_BUCKET, GCRA -> Composite.nanosUntilFresh(s, band, nowNanos) == 0;
-                default -> false;
+                case FIXED_WINDOW, SLIDING_WINDOW_LOG, SLIDING_WINDOW_COUNTER, CALENDAR -> false;
             };
             if (full) {
                 return r.seenFull(nowNanos);
@@ -265,7 +266,7 @@ final class Reservations {
                     || band.algorithm() == io.gridlimit.api.Algorithm.GCRA)) {
                 continue; // the bucket filled up since the reservation: nothing comes back (SPEC §10)
             }
-            BandSettle b = settleBand(bandState, band, r, actual, nowNanos);
+            BandResult.Settle b = settleBand(bandState, band, r, actual, nowNanos);
             if (b.changed()) {
                 after[i] = b.state();
                 changed = true;
@@ -288,7 +289,8 @@ final class Reservations {
                 ttlNanos);
     }
 
-    private static BandSettle settleBand(LimiterState bandState, Band band, Reservation r, long actual, long nowNanos) {
+    private static BandResult.Settle settleBand(LimiterState bandState, Band band, Reservation r, long actual,
+                                                long nowNanos) {
         long c = r.cost();
         long t0 = r.reservedAtNanos();
         return switch (band.algorithm()) {
@@ -297,6 +299,7 @@ final class Reservations {
             case FIXED_WINDOW -> FixedWindow.settle(bandState, band, c, actual, t0, nowNanos);
             case SLIDING_WINDOW_LOG -> SlidingWindowLog.settle(bandState, band, c, actual, t0, nowNanos);
             case SLIDING_WINDOW_COUNTER -> SlidingWindowCounter.settle(bandState, band, c, actual, t0, nowNanos);
+            case CALENDAR -> FixedWindow.settleCalendar(bandState, band, c, actual, t0, nowNanos);
         };
     }
 

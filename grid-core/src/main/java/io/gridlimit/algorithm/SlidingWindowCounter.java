@@ -112,13 +112,13 @@ final class SlidingWindowCounter {
         return untilEnd + offset;
     }
 
-    static BandSettle settle(LimiterState stored, Band band, long reserved, long actual, long reservedAtNanos,
+    static BandResult.Settle settle(LimiterState stored, Band band, long reserved, long actual, long reservedAtNanos,
                              long nowNanos) {
         Counts c = load(stored, band, nowNanos);
         long windowNanos = band.windowNanos();
         long gap = Math.floorDiv(nowNanos, windowNanos) - Math.floorDiv(reservedAtNanos, windowNanos);
         if (c.stored == null || (gap != 0 && gap != 1)) {
-            return BandSettle.unchanged(stored);
+            return BandResult.Settle.unchanged(stored);
         }
         long count = gap == 0 ? c.current : c.previous;
         long changed;
@@ -134,7 +134,7 @@ final class SlidingWindowCounter {
         SlidingWindowCounterState s = gap == 0
                 ? new SlidingWindowCounterState(nowNanos, changed, c.previous, windowNanos)
                 : new SlidingWindowCounterState(nowNanos, c.current, changed, windowNanos);
-        return new BandSettle(s, true, excess, changed > band.limit());
+        return new BandResult.Settle(s, true, excess, changed > band.limit());
     }
 
     static long nanosUntilFresh(LimiterState stored, Band band, long nowNanos) {

@@ -133,7 +133,7 @@ final class SlidingWindowLog {
         return BandResult.denied(Math.max(0, limit - v.sum), retry, v.rebased, keep, keepReset);
     }
 
-    static BandSettle settle(LimiterState stored, Band band, long reserved, long actual, long reservedAtNanos,
+    static BandResult.Settle settle(LimiterState stored, Band band, long reserved, long actual, long reservedAtNanos,
                              long nowNanos) {
         View v = load(stored, band, nowNanos);
         int at = -1;
@@ -144,7 +144,7 @@ final class SlidingWindowLog {
             }
         }
         if (v.stored == null || at < 0) {
-            return BandSettle.unchanged(stored); // the entry no longer counts (or the band changed shape)
+            return BandResult.Settle.unchanged(stored); // the entry no longer counts (or the band changed shape)
         }
         long[] nanos = Arrays.copyOfRange(v.nanos, v.first, v.nanos.length);
         int[] costs = Arrays.copyOfRange(v.costs, v.first, v.costs.length);
@@ -174,7 +174,7 @@ final class SlidingWindowLog {
             sum += taken;
             excess = charge - taken;
         }
-        return new BandSettle(new SlidingWindowLogState(nowNanos, band.windowNanos(), nanos, costs, false), true,
+        return new BandResult.Settle(new SlidingWindowLogState(nowNanos, band.windowNanos(), nanos, costs, false), true,
                 excess, sum > band.limit());
     }
 

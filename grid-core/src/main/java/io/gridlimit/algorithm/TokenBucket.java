@@ -101,25 +101,25 @@ final class TokenBucket {
         return BandResult.denied(Math.max(0, level.tokens), retry, level.rebased, keep, keepReset);
     }
 
-    static BandSettle settle(LimiterState stored, Band band, long reserved, long actual, long nowNanos) {
+    static BandResult.Settle settle(LimiterState stored, Band band, long reserved, long actual, long nowNanos) {
         Level level = load(stored, band, nowNanos);
         long periodNanos = band.refillPeriodNanos();
         long capacity = band.capacity();
         if (actual < reserved) {
             if (level.stored == null) {
-                return BandSettle.unchanged(stored); // fresh: full already
+                return BandResult.Settle.unchanged(stored); // fresh: full already
             }
             long back = reserved - actual;
             long tokens = level.tokens + back; // <= 2·10^15 + 10^15: no overflow
             return tokens >= capacity
-                    ? new BandSettle(new TokenBucketState(nowNanos, capacity, 0, periodNanos), true, 0, false)
-                    : new BandSettle(new TokenBucketState(nowNanos, tokens, level.fraction, periodNanos), true, 0,
-                            tokens < 0);
+                    ? new BandResult.Settle(new TokenBucketState(nowNanos, capacity, 0, periodNanos), true, 0, false)
+                    : new BandResult.Settle(new TokenBucketState(nowNanos, tokens, level.fraction, periodNanos), true,
+                            0, tokens < 0);
         }
         long charge = actual - reserved; // > 0
         long room = level.tokens + band.maxDebt(); // >= 0: the balance never is below -maxDebt
         long taken = Math.max(0, Math.min(charge, room));
-        return new BandSettle(new TokenBucketState(nowNanos, level.tokens - taken, level.fraction, periodNanos),
+        return new BandResult.Settle(new TokenBucketState(nowNanos, level.tokens - taken, level.fraction, periodNanos),
                 true, charge - taken, level.tokens - taken < 0);
     }
 

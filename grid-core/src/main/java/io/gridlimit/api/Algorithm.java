@@ -6,7 +6,7 @@ import java.util.Locale;
  * The rate-limit algorithms GridLimit implements, with their configuration names.
  *
  * <p>Exact semantics of each: {@code SPEC.md} §3 (sources: seeds 002 and 003 for the token bucket and the
- * sliding windows; the GCRA of ITU-T I.371 / RFC 2697-style metering for {@link #GCRA}).
+ * sliding windows; the GCRA of ITU-T I.371 / RFC 2697-style metering for {@link #GCRA}; §14 for {@link #CALENDAR}).
  */
 public enum Algorithm {
     /** Token bucket: capacity {@code C}, {@code R} refill tokens per refill period {@code P}; starts full. */
@@ -18,7 +18,12 @@ public enum Algorithm {
     /** Sliding window log: exact count of accepted cost in the closed interval {@code [t - W, t]}. */
     SLIDING_WINDOW_LOG("sliding-window-log", false),
     /** Sliding window counter: previous window's count weighted by its share still in view. */
-    SLIDING_WINDOW_COUNTER("sliding-window-counter", false);
+    SLIDING_WINDOW_COUNTER("sliding-window-counter", false),
+    /**
+     * Calendar band: a fixed window of {@code limit} per calendar period (hour, day, week, month, quarter, year) of a
+     * time zone, boundaries from the zone's rules (docs/SPEC.md §14; {@link io.gridlimit.calendar.CalendarPeriods}).
+     */
+    CALENDAR("calendar", false);
 
     private final String configName;
     private final boolean bucket;
@@ -39,7 +44,7 @@ public enum Algorithm {
 
     /**
      * Tells whether this algorithm takes bucket parameters (capacity, refill tokens, refill period) rather than
-     * window parameters (limit, window).
+     * window parameters (limit, window; a {@link #CALENDAR} band takes a limit and its calendar).
      *
      * @return true for {@link #TOKEN_BUCKET} and {@link #GCRA}
      */
@@ -68,6 +73,6 @@ public enum Algorithm {
             }
         }
         throw new IllegalArgumentException("unknown algorithm '" + name + "': expected one of token-bucket, gcra, "
-                + "leaky-bucket, fixed-window, sliding-window-log, sliding-window-counter");
+                + "leaky-bucket, fixed-window, sliding-window-log, sliding-window-counter, calendar");
     }
 }

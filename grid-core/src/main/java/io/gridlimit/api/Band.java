@@ -1,5 +1,7 @@
 package io.gridlimit.api;
 
+import io.gridlimit.calendar.CalendarPeriods;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -8,8 +10,8 @@ import java.util.Objects;
  * the policy; a composite policy has several named bands that must all admit a request (SPEC §4).
  *
  * <p>Ranges (SPEC §1), checked by the factory methods: capacity, refill tokens and limit in [1, 10^15]; a
- * sliding-window-log limit in [1, 100 000]; refill period and window in [1 ms, 365 days]. Immutable and
- * thread-safe.
+ * sliding-window-log limit in [1, 100 000]; refill period and window in [1 ms, 365 days]. A calendar band's
+ * periods are its calendar's (docs/SPEC.md §14: as long as the zone's rules make them). Immutable and thread-safe.
  */
 public final class Band {
     /** Largest capacity, refill tokens or limit: 10^15. */
@@ -28,16 +30,18 @@ public final class Band {
     private final long refillPeriodNanos;
     private final long limit;
     private final long windowNanos;
+    /** The calendar of a {@link Algorithm#CALENDAR} band, else null. */
+    private final CalendarPeriods calendar;
     private final long maxDebt;
 
     private Band(String name, Algorithm algorithm, long capacity, long refillTokens, long refillPeriodNanos,
-                 long limit, long windowNanos) {
-        this(name, algorithm, capacity, refillTokens, refillPeriodNanos, limit, windowNanos,
+                 long limit, long windowNanos, CalendarPeriods calendar) {
+        this(name, algorithm, capacity, refillTokens, refillPeriodNanos, limit, windowNanos, calendar,
                 algorithm.isBucket() ? capacity : limit);
     }
 
     private Band(String name, Algorithm algorithm, long capacity, long refillTokens, long refillPeriodNanos,
-                 long limit, long windowNanos, long maxDebt) {
+                 long limit, long windowNanos, CalendarPeriods calendar, long maxDebt) {
         this.name = checkName(name);
         this.algorithm = algorithm;
         this.capacity = capacity;
@@ -45,6 +49,7 @@ public final class Band {
         this.refillPeriodNanos = refillPeriodNanos;
         this.limit = limit;
         this.windowNanos = windowNanos;
+        this.calendar = calendar;
         this.maxDebt = maxDebt;
     }
 
@@ -123,6 +128,28 @@ public final class Band {
     }
 
     /**
+     * A calendar band: at most {@code limit} cost per period of a calendar (an hour, day, week, month, quarter or
+     * year of a time zone, boundaries from the zone's rules; docs/SPEC.md §14), counted exactly as a fixed window
+     * counts its window.
+     *
+     * <pre>{@code
+     * Band monthly = Band.calendar("monthly", 10_000, CalendarPeriods.monthly(ZoneId.of("Europe/Berlin"), 1));
+     * }</pre>
+     *
+     * @param name the band name: 1 to 64 characters of {@code [A-Za-z0-9._-]}
+     * @param limit the quota per period, in [1, 10^15]
+     * @param calendar the periods
+     * @return the band, never null
+     * @throws IllegalArgumentException naming {@code limit} and its value when it is out of range
+     * @throws NullPointerException if {@code name} or {@code calendar} is null
+     */
+    public static Band calendar(String name, long limit, CalendarPeriods calendar) {
+        Objects.requireNonNull(calendar, "calendar");
+        checkQuantity("limit", limit, MAX_QUANTITY);
+        return new Band(name, Algorithm.CALENDAR, 0, 0, 0, limit, 0, calendar);
+    }
+
+    /**
      * Returns a copy of this band under another name.
      *
      * @param newName the band name: 1 to 64 characters of {@code [A-Za-z0-9._-]}
@@ -130,7 +157,8 @@ public final class Band {
      * @throws IllegalArgumentException if the name is malformed
      */
     public Band withName(String newName) {
-        return new Band(newName, algorithm, capacity, refillTokens, refillPeriodNanos, limit, windowNanos, maxDebt);
+        return new Band(newName, algorithm, capacity, refillTokens, refillPeriodNanos, limit, windowNanos, calendar,
+                maxDebt);
     }
 
     /**
@@ -148,7 +176,8 @@ public final class Band {
         if (debt < 0 || debt > max) {
             throw new IllegalArgumentException("maxDebt must be in [0, " + max + "], got " + debt);
         }
-        return new Band(name, algorithm, capacity, refillTokens, refillPeriodNanos, limit, windowNanos, debt);
+        return new Band(name, algorithm, capacity, refillTokens, refillPeriodNanos, limit, windowNanos, calendar,
+                debt);
     }
 
     /**
@@ -165,13 +194,13 @@ public final class Band {
         checkQuantity("capacity", capacity, MAX_QUANTITY);
         checkQuantity("refillTokens", refillTokens, MAX_QUANTITY);
         long periodNanos = checkPeriod("refillPeriod", refillPeriod);
-        return new Band(name, algorithm, capacity, refillTokens, periodNanos, 0, 0);
+        return new Band(name, algorithm, capacity, refillTokens, periodNanos, 0, 0, null);
     }
 
     private static Band window(String name, Algorithm algorithm, long limit, Duration window, long maxLimit) {
         checkQuantity("limit", limit, maxLimit);
         long windowNanos = checkPeriod("window", window);
-        return new Band(name, algorithm, 0, 0, 0, limit, windowNanos);
+        return new Band(name, algorithm, 0, 0, 0, limit, windowNanos, null);
     }
 
     private static void checkQuantity(String parameter, long value, long max) {
@@ -223,14 +252,22 @@ public final class Band {
         return refillPeriodNanos;
     }
 
-    /** @return the quota per window, in [1, 10^15]; 0 for bucket algorithms */
+    /** @return the quota per window (per period for a calendar band), in [1, 10^15]; 0 for bucket algorithms */
     public long limit() {
         return limit;
     }
 
-    /** @return the window length in nanoseconds, in [1 ms, 365 days]; 0 for bucket algorithms */
+    /**
+     * @return the window length in nanoseconds, in [1 ms, 365 days]; 0 for bucket algorithms and for a calendar
+     *     band, whose periods vary ({@link #calendar()})
+     */
     public long windowNanos() {
         return windowNanos;
+    }
+
+    /** @return the calendar of a {@link Algorithm#CALENDAR} band; null for every other algorithm */
+    public CalendarPeriods calendar() {
+        return calendar;
     }
 
     /**
@@ -252,17 +289,22 @@ public final class Band {
         }
         return name.equals(b.name) && algorithm == b.algorithm && capacity == b.capacity
                 && refillTokens == b.refillTokens && refillPeriodNanos == b.refillPeriodNanos
-                && limit == b.limit && windowNanos == b.windowNanos && maxDebt == b.maxDebt;
+                && limit == b.limit && windowNanos == b.windowNanos && Objects.equals(calendar, b.calendar)
+                && maxDebt == b.maxDebt;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, algorithm, capacity, refillTokens, refillPeriodNanos, limit, windowNanos, maxDebt);
+        return Objects.hash(name, algorithm, capacity, refillTokens, refillPeriodNanos, limit, windowNanos, calendar,
+                maxDebt);
     }
 
     @Override
     public String toString() {
         String debt = maxDebt == quota() ? "" : " maxDebt=" + maxDebt;
+        if (calendar != null) {
+            return name + "{" + algorithm.configName() + " limit=" + limit + " " + calendar.id() + debt + "}";
+        }
         return algorithm.isBucket()
                 ? name + "{" + algorithm.configName() + " capacity=" + capacity + " refillTokens=" + refillTokens
                         + " refillPeriod=" + Duration.ofNanos(refillPeriodNanos) + debt + "}"

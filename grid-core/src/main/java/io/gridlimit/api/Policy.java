@@ -156,6 +156,18 @@ public final class Policy {
         }
 
         /**
+         * Makes this a single-band calendar policy (docs/SPEC.md §14).
+         *
+         * @param limit quota per period, in [1, 10^15]
+         * @param calendar the periods
+         * @return this builder
+         * @throws IllegalArgumentException naming the parameter and its value when out of range
+         */
+        public Builder calendar(long limit, io.gridlimit.calendar.CalendarPeriods calendar) {
+            return single(Band.calendar(name, limit, calendar));
+        }
+
+        /**
          * Makes this a single-band policy of the given band, renamed after the policy.
          *
          * @param band any band

@@ -19,8 +19,8 @@ import java.util.Objects;
  * <p>A reservation names its policy and key (so a settle can be routed to the owner), the key state it was taken
  * from ({@link #stateId()}), its id within that state, the owner's reading when it was taken
  * ({@link #reservedAtNanos()}, epoch nanoseconds), when it stops being settleable ({@link #expiresAtNanos()}), the
- * cost taken ({@link #cost()}, the same in every band) and, per band, the band's name, algorithm and period or
- * window, so that a settle never touches a band that was replaced since. The {@link #mac()} is an HMAC-SHA256
+ * cost taken ({@link #cost()}, the same in every band) and, per band, the band's name, algorithm and period,
+ * window or calendar, so that a settle never touches a band that was replaced since. The {@link #mac()} is an HMAC-SHA256
  * (first 16 bytes) over all of that, keyed with a random secret that the key's state holds on the owner and its
  * backups (docs/SPEC.md §10): only the owner can make or check one, and a reservation from a state that was lost
  * or has expired is unknown there.
@@ -48,30 +48,55 @@ public final class Reservation {
 
     /**
      * The identity of one band as a reservation records it: a settle changes a band only while the policy still
-     * has a band of this name, algorithm and period or window (SPEC §4: another shape starts fresh).
+     * has a band of this name, algorithm and period, window or calendar (SPEC §4: another shape starts fresh).
      *
      * @param name the band name
      * @param algorithm the band's algorithm
-     * @param periodNanos the refill period (buckets) or window (window algorithms), in nanoseconds
+     * @param periodNanos the refill period (buckets) or window (window algorithms), in nanoseconds; 0 for a
+     *     calendar band
+     * @param calendar a calendar band's {@link io.gridlimit.calendar.CalendarPeriods#id()}, else null
      */
-    public record BandShape(String name, Algorithm algorithm, long periodNanos) {
+    public record BandShape(String name, Algorithm algorithm, long periodNanos, String calendar) {
         /**
-         * @throws NullPointerException if {@code name} or {@code algorithm} is null
+         * @throws NullPointerException if {@code name} or {@code algorithm} is null, or {@code calendar} is null
+         *     for a calendar band
+         * @throws IllegalArgumentException if {@code calendar} is given for another algorithm
          */
         public BandShape {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(algorithm, "algorithm");
+            if (algorithm == Algorithm.CALENDAR) {
+                Objects.requireNonNull(calendar, "calendar");
+            } else if (calendar != null) {
+                throw new IllegalArgumentException("calendar is for a calendar band only, got " + algorithm);
+            }
+        }
+
+        /**
+         * The shape of a band that is not a calendar band.
+         *
+         * @param name the band name
+         * @param algorithm the band's algorithm, not {@link Algorithm#CALENDAR}
+         * @param periodNanos the refill period or window, in nanoseconds
+         * @throws NullPointerException if {@code name} or {@code algorithm} is null, or it is a calendar band's
+         */
+        public BandShape(String name, Algorithm algorithm, long periodNanos) {
+            this(name, algorithm, periodNanos, null);
         }
 
         /**
          * The shape of a band.
          *
          * @param band a band
-         * @return its name, algorithm and period or window
+         * @return its name, algorithm and period, window or calendar
          */
         public static BandShape of(Band band) {
-            return new BandShape(band.name(), band.algorithm(),
-                    band.algorithm().isBucket() ? band.refillPeriodNanos() : band.windowNanos());
+            return switch (band.algorithm()) {
+                case TOKEN_BUCKET, GCRA -> new BandShape(band.name(), band.algorithm(), band.refillPeriodNanos());
+                case FIXED_WINDOW, SLIDING_WINDOW_LOG, SLIDING_WINDOW_COUNTER ->
+                        new BandShape(band.name(), band.algorithm(), band.windowNanos());
+                case CALENDAR -> new BandShape(band.name(), band.algorithm(), 0, band.calendar().id());
+            };
         }
 
         /**
@@ -220,6 +245,9 @@ public final class Reservation {
                 writeString(out, b.name());
                 writeString(out, b.algorithm().configName());
                 out.writeLong(b.periodNanos());
+                if (b.calendar() != null) {
+                    writeString(out, b.calendar()); // only after "calendar", which a reader before them refuses
+                }
             }
             if (withMac) {
                 out.write(mac);
@@ -291,7 +319,9 @@ public final class Reservation {
             for (int i = 0; i < n; i++) {
                 String name = readString(in);
                 Algorithm algorithm = Algorithm.fromConfigName(readString(in));
-                bands.add(new BandShape(name, algorithm, in.readLong()));
+                long periodNanos = in.readLong();
+                bands.add(new BandShape(name, algorithm, periodNanos,
+                        algorithm == Algorithm.CALENDAR ? readString(in) : null));
             }
             byte[] mac = new byte[MAC_BYTES];
             in.readFully(mac);

@@ -5,6 +5,7 @@ import com.hazelcast.nio.ObjectDataOutput;
 import io.gridlimit.api.Algorithm;
 import io.gridlimit.api.Band;
 import io.gridlimit.api.Policy;
+import io.gridlimit.calendar.CalendarPeriods;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -13,7 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Writes a {@link Policy} into an {@code IdentifiedDataSerializable} stream and reads it back. Wire form: policy
  * name, composite flag, band count, then per band its name, algorithm configuration name (stable text, never an
- * ordinal), capacity, refill tokens, refill period (ns), limit and window (ns). Reading re-validates every value
+ * ordinal), capacity, refill tokens, refill period (ns), limit and window (ns), and for a calendar band (algorithm
+ * {@code calendar}, docs/SPEC.md §14) then its calendar's id (text). A reader before calendar bands refuses the
+ * algorithm name, so it never decides a calendar band as another algorithm. Reading re-validates every value
  * through the {@link Band} factories, so a corrupt stream fails loudly instead of deciding on bad parameters; the
  * decoded {@link Policy} (immutable) is cached by its exact wire form. That is format 1, inside a format-1
  * {@link DecideProcessor}; inside a format-2 one the policy starts with its own format byte (2), then the same
@@ -52,6 +55,9 @@ final class PolicyCodec {
             out.writeLong(b.refillPeriodNanos());
             out.writeLong(b.limit());
             out.writeLong(b.windowNanos());
+            if (b.calendar() != null) {
+                out.writeString(b.calendar().id());
+            }
         }
     }
 
@@ -125,8 +131,10 @@ final class PolicyCodec {
         }
         BandWire[] bands = new BandWire[count];
         for (int i = 0; i < count; i++) {
-            bands[i] = new BandWire(in.readString(), in.readString(), in.readLong(), in.readLong(), in.readLong(),
-                    in.readLong(), in.readLong());
+            String bandName = in.readString();
+            String algorithm = in.readString();
+            bands[i] = new BandWire(bandName, algorithm, in.readLong(), in.readLong(), in.readLong(), in.readLong(),
+                    in.readLong(), Algorithm.CALENDAR.configName().equals(algorithm) ? in.readString() : null);
         }
         PolicyWire wire = new PolicyWire(name, composite, List.of(bands));
         Policy cached = DECODED.get(wire);
@@ -162,9 +170,9 @@ final class PolicyCodec {
     private record PolicyWire(String name, boolean composite, List<BandWire> bands) {
     }
 
-    /** A band as read from the wire, before validation. */
+    /** A band as read from the wire, before validation; {@code calendar} the id of a calendar band's calendar. */
     private record BandWire(String name, String algorithm, long capacity, long refillTokens,
-                            long refillPeriodNanos, long limit, long windowNanos) {
+                            long refillPeriodNanos, long limit, long windowNanos, String calendar) {
         Band toBand() {
             return switch (Algorithm.fromConfigName(algorithm)) {
                 case TOKEN_BUCKET -> Band.tokenBucket(name, capacity, refillTokens, Duration.ofNanos(refillPeriodNanos));
@@ -172,6 +180,7 @@ final class PolicyCodec {
                 case FIXED_WINDOW -> Band.fixedWindow(name, limit, Duration.ofNanos(windowNanos));
                 case SLIDING_WINDOW_LOG -> Band.slidingWindowLog(name, limit, Duration.ofNanos(windowNanos));
                 case SLIDING_WINDOW_COUNTER -> Band.slidingWindowCounter(name, limit, Duration.ofNanos(windowNanos));
+                case CALENDAR -> Band.calendar(name, limit, CalendarPeriods.parse(calendar));
             };
         }
     }

@@ -84,6 +84,8 @@ final class SerializationIds {
     static final String SLIDING_WINDOW_LOG_STATE = "gridlimit.SlidingWindowLogState";
     static final String SLIDING_WINDOW_COUNTER_STATE = "gridlimit.SlidingWindowCounterState";
     static final String COMPOSITE_STATE = "gridlimit.CompositeState";
+    /** The Compact type of a {@link io.gridlimit.algorithm.CalendarState} (docs/SPEC.md §14). */
+    static final String CALENDAR_STATE = "gridlimit.CalendarState";
     /** The Compact type of a {@link io.gridlimit.algorithm.ReservedState} (docs/SPEC.md §10). */
     static final String RESERVED_STATE = "gridlimit.ReservedState";
     /** The Compact field of a stored state holding its {@link WireFormat} (INT8); absent in format 1. */

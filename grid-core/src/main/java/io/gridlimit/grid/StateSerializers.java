@@ -5,6 +5,7 @@ import com.hazelcast.nio.serialization.HazelcastSerializationException;
 import com.hazelcast.nio.serialization.compact.CompactReader;
 import com.hazelcast.nio.serialization.compact.CompactSerializer;
 import com.hazelcast.nio.serialization.compact.CompactWriter;
+import io.gridlimit.algorithm.CalendarState;
 import io.gridlimit.algorithm.CompositeState;
 import io.gridlimit.algorithm.FixedWindowState;
 import io.gridlimit.algorithm.GcraState;
@@ -55,7 +56,7 @@ final class StateSerializers {
     /** @return one serializer per state class, to register on every member and client */
     static List<CompactSerializer<?>> all() {
         return List.of(new TokenBucket(), new Gcra(), new FixedWindow(), new SlidingWindowLog(),
-                new SlidingWindowCounter(), new Composite(), new Reserved());
+                new SlidingWindowCounter(), new Calendar(), new Composite(), new Reserved());
     }
 
     /** Fields: format (INT8), lastNanos, tokens, tokenFraction, refillPeriodNanos (all INT64). */
@@ -208,6 +209,44 @@ final class StateSerializers {
         @Override
         public Class<SlidingWindowCounterState> getCompactClass() {
             return SlidingWindowCounterState.class;
+        }
+    }
+
+    /**
+     * Fields: format (INT8), lastNanos, localStartSeconds, startNanos, earliestEndNanos, latestEndNanos, count,
+     * nextCount (INT64), calendar (STRING: the calendar's id, docs/SPEC.md §14). A member before calendar bands has
+     * no serializer for this type and refuses it.
+     */
+    static final class Calendar implements CompactSerializer<CalendarState> {
+        @Override
+        public CalendarState read(CompactReader r) {
+            readFormat(r, "CalendarState");
+            return new CalendarState(r.readInt64("lastNanos"), r.readInt64("localStartSeconds"),
+                    r.readInt64("startNanos"), r.readInt64("earliestEndNanos"), r.readInt64("latestEndNanos"),
+                    r.readInt64("count"), r.readInt64("nextCount"), r.readString("calendar"));
+        }
+
+        @Override
+        public void write(CompactWriter w, CalendarState s) {
+            w.writeInt8(SerializationIds.STATE_FORMAT_FIELD, WireFormat.CURRENT);
+            w.writeInt64("lastNanos", s.lastNanos());
+            w.writeInt64("localStartSeconds", s.localStartSeconds());
+            w.writeInt64("startNanos", s.startNanos());
+            w.writeInt64("earliestEndNanos", s.earliestEndNanos());
+            w.writeInt64("latestEndNanos", s.latestEndNanos());
+            w.writeInt64("count", s.count());
+            w.writeInt64("nextCount", s.nextCount());
+            w.writeString("calendar", s.calendar());
+        }
+
+        @Override
+        public String getTypeName() {
+            return SerializationIds.CALENDAR_STATE;
+        }
+
+        @Override
+        public Class<CalendarState> getCompactClass() {
+            return CalendarState.class;
         }
     }
 

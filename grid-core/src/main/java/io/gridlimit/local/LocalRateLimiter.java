@@ -75,7 +75,7 @@ public final class LocalRateLimiter implements RateLimiter {
      *       else rounded down: {@code R/n} per {@code P} when {@code n} divides {@code R}; else {@code R} per
      *       {@code P·n} when {@code P·n} is at most 365 days (docs/SPEC.md §1); else
      *       {@code floor(R·365 d / (P·n))} per 365 days;</li>
-     *   <li>periods, windows, band names and algorithms unchanged.</li>
+     *   <li>periods, windows, calendars, band names and algorithms unchanged.</li>
      * </ul>
      * A band whose divided quota or refill is below one unit (a quota below {@code n}) has no share: the policy
      * then has none, and a replica must not admit it on its own (empty result). A request whose cost exceeds a
@@ -146,7 +146,8 @@ public final class LocalRateLimiter implements RateLimiter {
             case FIXED_WINDOW -> Band.fixedWindow(band.name(), limit, window);
             case SLIDING_WINDOW_LOG -> Band.slidingWindowLog(band.name(), limit, window);
             case SLIDING_WINDOW_COUNTER -> Band.slidingWindowCounter(band.name(), limit, window);
-            default -> throw new IllegalStateException("unknown algorithm " + a);
+            case CALENDAR -> Band.calendar(band.name(), limit, band.calendar()); // the same periods (SPEC §14)
+            case TOKEN_BUCKET, GCRA -> throw new IllegalStateException(a + " is a bucket, divided above");
         };
     }
 

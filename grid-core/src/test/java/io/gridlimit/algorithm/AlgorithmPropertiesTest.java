@@ -6,10 +6,14 @@ import io.gridlimit.api.Algorithm;
 import io.gridlimit.api.Band;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
+import io.gridlimit.calendar.CalendarPeriod;
+import io.gridlimit.calendar.CalendarPeriods;
 import io.gridlimit.internal.Saturating;
 
 import java.math.BigInteger;
+import java.time.DayOfWeek;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -71,6 +75,36 @@ class AlgorithmPropertiesTest {
             case FIXED_WINDOW -> Band.fixedWindow(name, quantity, d);
             case SLIDING_WINDOW_LOG -> Band.slidingWindowLog(name, Math.min(quantity, Band.MAX_LOG_LIMIT), d);
             case SLIDING_WINDOW_COUNTER -> Band.slidingWindowCounter(name, quantity, d);
+            case CALENDAR -> Band.calendar(name, quantity, calendarFor(periodNanos));
+        };
+    }
+
+    /** Zones with DST, half-hour offsets and DST, a skipped day, a midnight gap, and none. */
+    static final String[] ZONES = {"UTC", "Europe/Berlin", "America/St_Johns", "Australia/Lord_Howe",
+        "Pacific/Apia", "Asia/Beirut", "America/Santiago", "Asia/Kolkata"};
+
+    /** A calendar chosen by a seed: every period kind, several zones, week starts and month anchors. */
+    static CalendarPeriods calendarFor(long seed) {
+        long s = Math.abs(seed / 1_000_000L);
+        CalendarPeriod period = CalendarPeriod.values()[(int) (s % CalendarPeriod.values().length)];
+        ZoneId zone = ZoneId.of(ZONES[(int) (s / 7 % ZONES.length)]);
+        return CalendarPeriods.of(period, zone, period == CalendarPeriod.WEEK ? DayOfWeek.of((int) (s % 7) + 1) : null,
+                period == CalendarPeriod.MONTH ? (int) (s % 31) + 1 : null);
+    }
+
+    /** A band's period or window; for a calendar band the nominal length of its period. */
+    static long periodOf(Band b) {
+        if (b.calendar() == null) {
+            return b.algorithm().isBucket() ? b.refillPeriodNanos() : b.windowNanos();
+        }
+        long hour = 3_600_000_000_000L;
+        return switch (b.calendar().period()) {
+            case HOUR -> hour;
+            case DAY -> 24 * hour;
+            case WEEK -> 7 * 24 * hour;
+            case MONTH -> 30 * 24 * hour;
+            case QUARTER -> 91 * 24 * hour;
+            case YEAR -> 365 * 24 * hour;
         };
     }
 
@@ -85,6 +119,9 @@ class AlgorithmPropertiesTest {
 
     /** The same algorithm and period or window, new quantities. */
     static Arbitrary<Band> sameShape(Band b) {
+        if (b.calendar() != null) {
+            return quantity().map(q -> Band.calendar(b.name(), q, b.calendar()));
+        }
         long period = b.algorithm().isBucket() ? b.refillPeriodNanos() : b.windowNanos();
         Arbitrary<Long> q = b.algorithm() == Algorithm.SLIDING_WINDOW_LOG ? logLimit() : quantity();
         return Combinators.combine(q, quantity()).as((c, r) -> bandOf(b.name(), b.algorithm(), c, r, period));
@@ -132,8 +169,7 @@ class AlgorithmPropertiesTest {
     }
 
     static long scale(Policy p) {
-        return p.bands().stream().mapToLong(b -> b.algorithm().isBucket() ? b.refillPeriodNanos() : b.windowNanos())
-                .min().orElseThrow();
+        return p.bands().stream().mapToLong(AlgorithmPropertiesTest::periodOf).min().orElseThrow();
     }
 
     static long quota(Policy p) {

@@ -29,6 +29,10 @@ class CarryOverTest {
     /** Aligned to 10 s and 20 s windows. */
     private static final long K = 54 * YEAR;
     private static final long T = K + S;
+    private static final io.gridlimit.calendar.CalendarPeriods HOURS =
+            io.gridlimit.calendar.CalendarPeriods.hourly(java.time.ZoneId.of("UTC"));
+    private static final io.gridlimit.calendar.CalendarPeriods ETC_HOURS =
+            io.gridlimit.calendar.CalendarPeriods.hourly(java.time.ZoneId.of("Etc/UTC"));
 
     private static Band band(Algorithm a, long quota, Duration period) {
         return switch (a) {
@@ -37,6 +41,8 @@ class CarryOverTest {
             case FIXED_WINDOW -> Band.fixedWindow("p", quota, period);
             case SLIDING_WINDOW_LOG -> Band.slidingWindowLog("p", quota, period);
             case SLIDING_WINDOW_COUNTER -> Band.slidingWindowCounter("p", quota, period);
+            // hours of UTC: T lies 1 s into one; the 10 s band names the zone otherwise, so its state is carried
+            case CALENDAR -> Band.calendar("p", quota, period.getSeconds() == 20 ? HOURS : ETC_HOURS);
         };
     }
 
@@ -62,6 +68,7 @@ class CarryOverTest {
             case FIXED_WINDOW -> untilEnd;
             case SLIDING_WINDOW_COUNTER -> untilEnd + 10 * S;
             case SLIDING_WINDOW_LOG -> 10 * S + 1;
+            case CALENDAR -> 3600 * S - Math.floorMod(now, 3600 * S);
         };
     }
 

@@ -8,8 +8,10 @@ import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.Reservation;
 import io.gridlimit.api.Settlement;
+import io.gridlimit.calendar.CalendarPeriods;
 
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Random;
 
@@ -53,6 +55,11 @@ class ReservationPropertiesTest {
                 case FIXED_WINDOW -> Band.fixedWindow("p", q, d);
                 case SLIDING_WINDOW_LOG -> Band.slidingWindowLog("p", q, d);
                 case SLIDING_WINDOW_COUNTER -> Band.slidingWindowCounter("p", q, d);
+                // hours in zones whose hours start at :00, :30 and :45 UTC; days in Lord Howe
+                case CALENDAR -> Band.calendar("p", q, p == 1 ? CalendarPeriods.hourly(ZoneId.of("UTC"))
+                        : p == 3 ? CalendarPeriods.hourly(ZoneId.of("America/St_Johns"))
+                        : p == 7 ? CalendarPeriods.daily(ZoneId.of("Australia/Lord_Howe"))
+                        : CalendarPeriods.hourly(ZoneId.of("Asia/Kathmandu")));
             };
             return Policy.builder("p").single(band).build();
         });

@@ -213,6 +213,14 @@ final class GridTestSupport {
                 Policy.builder(prefix + "comp")
                         .band(Band.tokenBucket("burst", quota + 10, 1, hour))
                         .band(Band.slidingWindowLog("hourly", quota, hour))
+                        .build(),
+                // docs/SPEC.md §14: days of Berlin (T0 is 01:00:01 CET), alone and beside a burst
+                Policy.builder(prefix + "cal").calendar(quota, io.gridlimit.calendar.CalendarPeriods.daily(
+                        java.time.ZoneId.of("Europe/Berlin"))).build(),
+                Policy.builder(prefix + "calcomp")
+                        .band(Band.tokenBucket("burst", quota + 10, 1, hour))
+                        .band(Band.calendar("monthly", quota, io.gridlimit.calendar.CalendarPeriods.monthly(
+                                java.time.ZoneId.of("America/St_Johns"), 31)))
                         .build());
     }
 }

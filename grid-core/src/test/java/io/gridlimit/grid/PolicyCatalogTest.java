@@ -69,6 +69,8 @@ class PolicyCatalogTest {
             case FIXED_WINDOW -> Band.fixedWindow(name, quota, period);
             case SLIDING_WINDOW_LOG -> Band.slidingWindowLog(name, quota, period);
             case SLIDING_WINDOW_COUNTER -> Band.slidingWindowCounter(name, quota, period);
+            case CALENDAR -> Band.calendar(name, quota, io.gridlimit.calendar.CalendarPeriods.hourly(
+                    java.time.ZoneId.of("Europe/Berlin")));
         };
         return Policy.builder(name).single(band).build();
     }

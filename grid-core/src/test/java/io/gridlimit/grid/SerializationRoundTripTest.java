@@ -10,6 +10,7 @@ import com.hazelcast.internal.serialization.impl.SerializationConstants;
 import com.hazelcast.internal.serialization.impl.compact.CompactGenericRecord;
 import com.hazelcast.internal.serialization.impl.compact.Schema;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import io.gridlimit.algorithm.CalendarState;
 import io.gridlimit.algorithm.CompositeState;
 import io.gridlimit.algorithm.ReservedState;
 import io.gridlimit.api.Reservation;
@@ -66,9 +67,15 @@ class SerializationRoundTripTest {
                 log,
                 new SlidingWindowLogState(t, 1_000_000L, new long[0], new int[0]),
                 new SlidingWindowCounterState(t, 17, 4, 3_600_000_000_000L),
+                // docs/SPEC.md §14: a period whose members disagreed on its end, with a part for the next period
+                new CalendarState(t, 1_767_225_600L, t - 1_000, t + 5_000, t + 9_000, 7, 2,
+                        "period=month;zone=Europe/Berlin;anchor=31"),
                 new CompositeState(t, new String[] {"burst", "hourly", "daily"},
                         new LimiterState[] {new TokenBucketState(t, 3, 1, 1_000_000_000L), log,
                                 new SlidingWindowCounterState(t, 1, 2, 86_400_000_000_000L)}),
+                new CompositeState(t, new String[] {"burst", "monthly"}, new LimiterState[] {
+                    new TokenBucketState(t, 3, 1, 1_000_000_000L),
+                    new CalendarState(t, 0, Long.MIN_VALUE, 0, Long.MAX_VALUE, 0, 0, "period=hour;zone=UTC")}),
                 new TokenBucketState(t, -1_000_000_000_000_000L, 5, 1_000_000_000L),
                 new ReservedState(new TokenBucketState(t, -3, 0, 1_000_000_000L), -42L, 0x0123456789abcdefL, -1L,
                         12, t + 10_000_000_000L, 3, new long[] {3, 7}, new long[] {t + 1, t + 2}, new long[] {0, 9}),
@@ -195,8 +202,8 @@ class SerializationRoundTripTest {
         assertThat(new DecisionResult(true).getClassId()).isEqualTo(7);
         assertThat(StateSerializers.all()).extracting(s -> s.getTypeName()).containsExactly(
                 "gridlimit.TokenBucketState", "gridlimit.GcraState", "gridlimit.FixedWindowState",
-                "gridlimit.SlidingWindowLogState", "gridlimit.SlidingWindowCounterState", "gridlimit.CompositeState",
-                "gridlimit.ReservedState");
+                "gridlimit.SlidingWindowLogState", "gridlimit.SlidingWindowCounterState", "gridlimit.CalendarState",
+                "gridlimit.CompositeState", "gridlimit.ReservedState");
         assertThat(new DecideProcessor(true).reserving().getClassId()).isEqualTo(20);
         assertThat(new DecisionResult(true).reserving().getClassId()).isEqualTo(21);
         assertThat(new SettleProcessor().getClassId()).isEqualTo(22);

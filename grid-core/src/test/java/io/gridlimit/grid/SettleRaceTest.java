@@ -69,6 +69,8 @@ class SettleRaceTest {
             case FIXED_WINDOW -> Band.fixedWindow(name, 100_000, hour);
             case SLIDING_WINDOW_LOG -> Band.slidingWindowLog(name, 100_000, hour);
             case SLIDING_WINDOW_COUNTER -> Band.slidingWindowCounter(name, 100_000, hour);
+            case CALENDAR -> Band.calendar(name, 100_000, io.gridlimit.calendar.CalendarPeriods.daily(
+                    java.time.ZoneId.of("Europe/Berlin")));
         };
         return Policy.builder(name).single(band).build();
     }

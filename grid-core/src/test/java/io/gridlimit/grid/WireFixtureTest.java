@@ -280,6 +280,37 @@ class WireFixtureTest {
         assertThat((Object) ss.toObject(new HeapData(bytes))).isEqualTo(state);
     }
 
+    @Test
+    void calendarBands() {
+        // docs/SPEC.md §14: a calendar band's policy carries its calendar's id after the band's seven fields; its
+        // state is the Compact type gridlimit.CalendarState; its reservation shape names the calendar
+        DecideProcessor decide = frozen(2, "DecideProcessor.calendar", new DecideProcessor(WireFixtures.CALENDAR, 3));
+        assertThat(decide.policy()).isEqualTo(WireFixtures.CALENDAR);
+        assertThat(decide.policy().bands().get(1).calendar().id())
+                .isEqualTo("period=month;zone=Europe/Berlin;anchor=31");
+        assertThat((Object) frozen(2, "CalendarState", WireFixtures.CALENDAR_STATE))
+                .isEqualTo(WireFixtures.CALENDAR_STATE);
+        DecisionResult reserved = frozen(2, "ReserveResult.calendar",
+                new DecisionResult(WireFixtures.CALENDAR_DECISIONS).reserving());
+        assertThat(reserved.decisions()).containsExactly(WireFixtures.CALENDAR_DECISIONS);
+        assertThat(reserved.decisions()[0].reservation().bands().get(1).calendar())
+                .isEqualTo("period=month;zone=Europe/Berlin;anchor=31");
+    }
+
+    @Test
+    void aReaderThatDoesNotKnowABandsAlgorithmRefusesThePolicy() {
+        // a GridLimit before calendar bands reads the band's algorithm name as text and refuses a name it does not
+        // know, as this reader refuses 'calendaX': the policy is never decided as another algorithm
+        byte[] bytes = bytes(2, "DecideProcessor.calendar");
+        String hex = HEX.formatHex(bytes);
+        int at = hex.indexOf(HEX.formatHex("calendar".getBytes(java.nio.charset.StandardCharsets.UTF_8))) / 2;
+        assertThat(at).isPositive();
+        bytes[at + 7] = 'X';
+        assertThatThrownBy(() -> ss.toObject(new HeapData(bytes))).isInstanceOf(HazelcastSerializationException.class)
+                .hasMessageContaining("policy 'monthly' cannot be read: unknown algorithm 'calendaX'")
+                .rootCause().hasMessageStartingWith("unknown algorithm 'calendaX': expected one of");
+    }
+
     /** Asserts the value encodes to the frozen bytes and returns what the frozen bytes decode to. */
     private <T> T frozen(int format, String name, T value) {
         byte[] bytes = bytes(format, name);

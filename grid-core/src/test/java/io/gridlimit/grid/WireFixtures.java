@@ -53,6 +53,24 @@ final class WireFixtures {
             TOKEN_BUCKET, 11, 22, 33, 5, T + 2_000_000_000L, 2, new long[] {3}, new long[] {T + 1_000_000_000L},
             new long[] {7});
 
+    /** A composite of a burst and a calendar band (docs/SPEC.md §14). */
+    static final Policy CALENDAR = Policy.builder("monthly")
+            .band(Band.tokenBucket("per-second", 10, 10, Duration.ofSeconds(1)))
+            .band(Band.calendar("per-month", 10_000, io.gridlimit.calendar.CalendarPeriods.monthly(
+                    java.time.ZoneId.of("Europe/Berlin"), 31)))
+            .build();
+    /** A calendar band's state: local start 2025-12-31T00:00, members' ends 1 and 2 ns after T, next count 1. */
+    static final io.gridlimit.algorithm.CalendarState CALENDAR_STATE = new io.gridlimit.algorithm.CalendarState(T,
+            1_767_139_200L, T - 1, T + 1, T + 2, 4, 1, "period=month;zone=Europe/Berlin;anchor=31");
+    /** A reservation of {@link #CALENDAR} with an all-zero MAC: the calendar band's shape names its calendar. */
+    static final io.gridlimit.api.Reservation CALENDAR_RESERVATION = new io.gridlimit.api.Reservation("monthly",
+            "user:1", 11, 4, T, T + 2_000_000_000L, 3, java.util.List.of(
+                    io.gridlimit.api.Reservation.BandShape.of(CALENDAR.bands().get(0)),
+                    io.gridlimit.api.Reservation.BandShape.of(CALENDAR.bands().get(1))),
+            new byte[io.gridlimit.api.Reservation.MAC_BYTES]);
+    static final Decision[] CALENDAR_DECISIONS = {
+        new Decision(true, 10_000, 9_997, 7, Decision.NO_RETRY, "per-month", CALENDAR_RESERVATION)};
+
     private WireFixtures() {
     }
 

@@ -21,6 +21,7 @@ import io.gridlimit.micronaut.filter.RateLimitHeaders;
 import io.gridlimit.micronaut.filter.ResponseWriter;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.gridlimit.micronaut.problem.Problem;
+import io.gridlimit.time.SystemTimeSource;
 import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.MethodDescriptor;
@@ -520,7 +521,9 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
         }
         if (binding != null) {
             Map<String, String> headers = new LinkedHashMap<>();
-            RateLimitHeaders.write(config.headers(), policies, binding.policy(local), binding.decision(), headers);
+            // Envoy's rules have no calendar band (refused at boot, docs/SPEC.md §12), so no w reads the clock
+            RateLimitHeaders.write(config.headers(), policies, binding.policy(local), binding.decision(),
+                    SystemTimeSource.systemUtc(), headers);
             if (over) {
                 long retryNanos = binding.retryAfterNanos();
                 String violated = RateLimitHeaders.itemName(binding.policy(local), binding.decision().band());

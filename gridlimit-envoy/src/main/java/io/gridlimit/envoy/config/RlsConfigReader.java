@@ -50,8 +50,8 @@ import java.util.stream.Stream;
  *   <li>{@code rate_limit}: {@code unit} (second, minute, hour, day, week, month, year; any case) and
  *       {@code requests_per_unit} (an integer in [1, 2^32 - 1]: 0 is outside SPEC §1), or {@code unlimited: true}
  *       alone; optional {@code name} and {@code replaces: [{name: …}]} (a name some rule of the domain has, not its
- *       own); optional extension {@code gridlimit: {algorithm: …, capacity: …}}: any GridLimit algorithm instead
- *       of the default fixed window, and for a token bucket or GCRA its burst (default {@code requests_per_unit}),
+ *       own); optional extension {@code gridlimit: {algorithm: …, capacity: …}}: any GridLimit algorithm but
+ *       {@code calendar} (a unit is a fixed length) instead of the default fixed window, and for a token bucket or GCRA its burst (default {@code requests_per_unit}),
  *       refilling {@code requests_per_unit} per unit.</li>
  *   <li>Refused (envoyproxy/ratelimit features GridLimit does not implement): wildcard values (any {@code *}),
  *       {@code share_threshold}, {@code quota_mode}, {@code detailed_metric} and {@code value_to_metric} set to
@@ -308,6 +308,12 @@ public final class RlsConfigReader {
                     } catch (IllegalArgumentException x) {
                         errors.add(here + ": rate_limit.gridlimit.algorithm: " + x.getMessage());
                     }
+                    if (algorithm == Algorithm.CALENDAR) {
+                        errors.add(here + ": rate_limit.gridlimit.algorithm: 'calendar' is not served to Envoy: a "
+                                + "rule's unit is a fixed length (docs/SPEC.md §12); limit calendar quotas in a "
+                                + "service's configuration (gridlimit.policies, docs/SPEC.md §14)");
+                        algorithm = Algorithm.FIXED_WINDOW;
+                    }
                 }
                 if (e.containsKey("capacity")) {
                     capacity = integer(here, "rate_limit.gridlimit.capacity", e.get("capacity"));
@@ -335,6 +341,7 @@ public final class RlsConfigReader {
                 case TOKEN_BUCKET -> Band.tokenBucket(placeholder, capacity == null ? rpu : capacity, rpu,
                         unit.length());
                 case GCRA -> Band.gcra(placeholder, capacity == null ? rpu : capacity, rpu, unit.length());
+                case CALENDAR -> throw new IllegalStateException("calendar is refused above");
             };
         } catch (IllegalArgumentException x) {
             errors.add(here + ": rate_limit: " + x.getMessage());

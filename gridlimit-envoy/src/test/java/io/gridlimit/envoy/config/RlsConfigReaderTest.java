@@ -252,6 +252,15 @@ class RlsConfigReaderTest {
                 .contains("descriptor j (descriptors[1]): rate_limit.gridlimit.capacity is for token-bucket and gcra "
                         + "only; fixed-window takes requests_per_unit per unit")
                 .contains("descriptor i (descriptors[2]): rate_limit.gridlimit.algorithm: unknown algorithm 'leaky'");
+        // docs/SPEC.md §12, §14: a rule's unit is a fixed length, so a calendar band is refused, never mapped
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    rate_limit: {unit: month, requests_per_unit: 10000, gridlimit: {algorithm: calendar}}
+                """)).contains("descriptor k (descriptors[0]): rate_limit.gridlimit.algorithm: 'calendar' is not "
+                + "served to Envoy: a rule's unit is a fixed length (docs/SPEC.md §12); limit calendar quotas in a "
+                + "service's configuration (gridlimit.policies, docs/SPEC.md §14)");
     }
 
     @Test

@@ -28,7 +28,7 @@ final class PolicyBodies {
 
     private static final Set<String> BAND_FIELDS = PolicyDefinitions.PARAMETERS;
     private static final Set<String> POLICY_FIELDS = Set.of("algorithm", "capacity", "refill-tokens",
-            "refill-period", "limit", "window", "max-debt", "bands");
+            "refill-period", "limit", "window", "max-debt", "period", "zone", "week-start", "anchor", "bands");
 
     private PolicyBodies() {
     }
@@ -104,7 +104,9 @@ final class PolicyBodies {
         return new PolicyDefinitions.Definition(text(path, node, "algorithm", errors),
                 whole(path, node, "capacity", errors), whole(path, node, "refill-tokens", errors),
                 duration(path, node, "refill-period", errors), whole(path, node, "limit", errors),
-                duration(path, node, "window", errors), bands, whole(path, node, "max-debt", errors));
+                duration(path, node, "window", errors), bands, whole(path, node, "max-debt", errors),
+                text(path, node, "period", errors), text(path, node, "zone", errors),
+                text(path, node, "week-start", errors), whole(path, node, "anchor", errors));
     }
 
     private static String at(String path, String field) {

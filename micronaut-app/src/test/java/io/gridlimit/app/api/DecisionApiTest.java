@@ -66,6 +66,14 @@ class DecisionApiTest implements TestPropertyProvider {
         p.put("gridlimit.policies.tiers.bands.hourly.algorithm", "sliding-window-counter");
         p.put("gridlimit.policies.tiers.bands.hourly.limit", "100");
         p.put("gridlimit.policies.tiers.bands.hourly.window", "1h");
+        p.put("gridlimit.policies.monthly.bands.per-second.algorithm", "token-bucket");
+        p.put("gridlimit.policies.monthly.bands.per-second.capacity", "10");
+        p.put("gridlimit.policies.monthly.bands.per-second.refill-tokens", "10");
+        p.put("gridlimit.policies.monthly.bands.per-second.refill-period", "1s");
+        p.put("gridlimit.policies.monthly.bands.per-month.algorithm", "calendar");
+        p.put("gridlimit.policies.monthly.bands.per-month.limit", "3");
+        p.put("gridlimit.policies.monthly.bands.per-month.period", "month");
+        p.put("gridlimit.policies.monthly.bands.per-month.zone", "Europe/Berlin");
         p.put("gridlimit.policies.shadowed.algorithm", "fixed-window");
         p.put("gridlimit.policies.shadowed.limit", "1");
         p.put("gridlimit.policies.shadowed.window", "1m");
@@ -171,6 +179,21 @@ class DecisionApiTest implements TestPropertyProvider {
         assertOk(check("tiers", "user:tiers"), decision(true, 2, 1, 1_000, null, "tiers", "burst"));
         assertOk(check("tiers", "user:tiers"), decision(true, 2, 0, 1_000, null, "tiers", "burst"));
         assertOk(check("tiers", "user:tiers"), decision(false, 2, 0, 1_000, 1_000L, "tiers", "burst"));
+    }
+
+    @Test
+    void aCalendarBandCountsToTheNextFirstOfTheMonthInItsZone() {
+        // docs/SPEC.md §14: the month of Berlin ends at local midnight before the 1st (computed here with java.time)
+        long now = clock.peekNanos();
+        java.time.ZoneId berlin = java.time.ZoneId.of("Europe/Berlin");
+        long end = java.time.Instant.ofEpochSecond(now / 1_000_000_000L).atZone(berlin).toLocalDate().withDayOfMonth(1)
+                .plusMonths(1).atStartOfDay(berlin).toInstant().toEpochMilli();
+        long untilEnd = end - now / 1_000_000L; // the clock stands on a whole hour
+        for (int remaining = 2; remaining >= 0; remaining--) {
+            assertOk(check("monthly", "user:cal"), decision(true, 3, remaining, untilEnd, null, "monthly",
+                    "per-month"));
+        }
+        assertOk(check("monthly", "user:cal"), decision(false, 3, 0, untilEnd, untilEnd, "monthly", "per-month"));
     }
 
     @Test

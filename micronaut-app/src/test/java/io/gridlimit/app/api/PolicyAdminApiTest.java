@@ -114,6 +114,26 @@ class PolicyAdminApiTest {
                 .count()).isEqualTo(1.0);
     }
 
+    @Test
+    void aCalendarPolicyIsPutAndReadInItsYamlShape() {
+        // docs/SPEC.md §14: a per-second burst beside a per-month calendar band, the same members as configuration
+        String body = "{\"bands\":{\"per-second\":{\"algorithm\":\"token-bucket\",\"capacity\":10,\"refill-tokens\":10,"
+                + "\"refill-period\":\"1s\"},\"per-month\":{\"algorithm\":\"calendar\",\"limit\":10000,\"period\":\"month\","
+                + "\"zone\":\"Europe/Berlin\",\"anchor\":31}}}";
+        PeerHttp.Response created = admin("PUT", "/v1/policies/calendar-api", body);
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        assertThat(created.body()).isEqualTo(body);
+        assertThat(admin("GET", "/v1/policies/calendar-api", "").body()).isEqualTo(body);
+        // the defaults are written out: zone UTC, weeks from monday
+        PeerHttp.Response weekly = admin("PUT", "/v1/policies/calendar-weekly",
+                "{\"algorithm\":\"calendar\",\"limit\":500,\"period\":\"week\"}");
+        assertThat(weekly.status()).isEqualTo(201);
+        assertThat(weekly.body()).isEqualTo("{\"algorithm\":\"calendar\",\"limit\":500,\"period\":\"week\","
+                + "\"zone\":\"UTC\",\"week-start\":\"monday\"}");
+        assertThat(admin("DELETE", "/v1/policies/calendar-api", "").status()).isEqualTo(204);
+        assertThat(admin("DELETE", "/v1/policies/calendar-weekly", "").status()).isEqualTo(204);
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
         "limit out of range|{\"algorithm\":\"fixed-window\",\"limit\":0,\"window\":\"1h\"}|limit: '0' is refused: limit must be in [1, 1000000000000000], got 0",
@@ -135,7 +155,11 @@ class PolicyAdminApiTest {
         "not an object|[1,2]|the body must be a JSON object",
         "malformed JSON|{\"algorithm\":|the request body is not valid JSON",
         "duplicate member|{\"limit\":1,\"limit\":2}|the request body is not valid JSON: duplicate member 'limit'",
-        "empty body|`  `|the request body is not valid JSON"})
+        "empty body|`  `|the request body is not valid JSON",
+        "calendar with a fixed offset|{\"algorithm\":\"calendar\",\"limit\":5,\"period\":\"day\",\"zone\":\"+02:00\"}|zone: '+02:00' is refused: zone must be an IANA time-zone id such as Europe/Berlin, or UTC, got '+02:00'",
+        "calendar anchor of a week|{\"algorithm\":\"calendar\",\"limit\":5,\"period\":\"week\",\"anchor\":3}|anchor: '3' applies to period month only, not week",
+        "calendar anchor as text|{\"algorithm\":\"calendar\",\"limit\":5,\"period\":\"month\",\"anchor\":\"31\"}|anchor: '31' is not a whole number",
+        "calendar without period|{\"algorithm\":\"calendar\",\"limit\":5}|period: missing: calendar takes limit, period (and optionally zone, week-start, anchor)"})
     void aBadBodyIs400WithConfigurationsMessageAndChangesNothing(String name, String body, String message) {
         PeerHttp.Response r = admin("PUT", "/v1/policies/bad-body", body.isBlank() ? "" : body);
         assertThat(r.status()).as(name).isEqualTo(400);

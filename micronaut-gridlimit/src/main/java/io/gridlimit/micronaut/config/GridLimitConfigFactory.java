@@ -164,12 +164,13 @@ public class GridLimitConfigFactory {
                 bands = new LinkedHashMap<>();
                 for (PolicyProperties.Band b : declared(p.bands(), PolicyProperties.Band::name, path + ".bands")) {
                     bands.put(b.name(), new PolicyDefinitions.Definition(b.algorithm(), b.capacity(),
-                            b.refillTokens(), b.refillPeriod(), b.limit(), b.window(), null, b.maxDebt()));
+                            b.refillTokens(), b.refillPeriod(), b.limit(), b.window(), null, b.maxDebt(), b.period(),
+                            b.zone(), b.weekStart(), b.anchor()));
                 }
             }
             return PolicyDefinitions.policy(path, p.name(), new PolicyDefinitions.Definition(p.algorithm(),
-                    p.capacity(), p.refillTokens(), p.refillPeriod(), p.limit(), p.window(), bands, p.maxDebt()), this::raw,
-                    errors);
+                    p.capacity(), p.refillTokens(), p.refillPeriod(), p.limit(), p.window(), bands, p.maxDebt(),
+                    p.period(), p.zone(), p.weekStart(), p.anchor()), this::raw, errors);
         }
 
         private @Nullable RouteRule route(RouteProperties r, Map<String, Policy> policies, Set<String> shadow,

@@ -3,9 +3,13 @@ package io.gridlimit.micronaut.config;
 import io.gridlimit.api.Algorithm;
 import io.gridlimit.api.Band;
 import io.gridlimit.api.Policy;
+import io.gridlimit.calendar.CalendarPeriod;
+import io.gridlimit.calendar.CalendarPeriods;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.naming.NameUtils;
+import java.time.DayOfWeek;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -23,7 +27,9 @@ import java.util.function.BiFunction;
 public final class PolicyDefinitions {
     /** The parameters a policy or band may set, as written. */
     public static final Set<String> PARAMETERS = Set.of("algorithm", "capacity", "refill-tokens", "refill-period",
-            "limit", "window", "max-debt");
+            "limit", "window", "max-debt", "period", "zone", "week-start", "anchor");
+    /** The optional parameters of a calendar band, as written. */
+    private static final List<String> CALENDAR_OPTIONAL = List.of("zone", "week-start", "anchor");
 
     private PolicyDefinitions() {
     }
@@ -40,10 +46,33 @@ public final class PolicyDefinitions {
      * @param bands named bands in declared order (a composite), or null
      * @param maxDebt the maximum debt (docs/SPEC.md §10), or null: for a band, its policy's, else its quota; for a
      *     composite policy, the default of its bands
+     * @param period a calendar band's kind of period (docs/SPEC.md §14), or null
+     * @param zone a calendar band's time zone, or null (UTC)
+     * @param weekStart a weekly calendar band's first day of a week, or null (monday)
+     * @param anchor a monthly calendar band's first day of a month, or null (1)
      */
     public record Definition(@Nullable String algorithm, @Nullable Long capacity, @Nullable Long refillTokens,
                              @Nullable Duration refillPeriod, @Nullable Long limit, @Nullable Duration window,
-                             @Nullable Map<String, Definition> bands, @Nullable Long maxDebt) {
+                             @Nullable Map<String, Definition> bands, @Nullable Long maxDebt, @Nullable String period,
+                             @Nullable String zone, @Nullable String weekStart, @Nullable Long anchor) {
+        /**
+         * A definition without calendar parameters.
+         *
+         * @param algorithm the algorithm name, or null
+         * @param capacity the burst size, or null
+         * @param refillTokens tokens per refill period, or null
+         * @param refillPeriod the refill period, or null
+         * @param limit the quota per window, or null
+         * @param window the window, or null
+         * @param bands named bands in declared order, or null
+         * @param maxDebt the maximum debt, or null
+         */
+        public Definition(@Nullable String algorithm, @Nullable Long capacity, @Nullable Long refillTokens,
+                          @Nullable Duration refillPeriod, @Nullable Long limit, @Nullable Duration window,
+                          @Nullable Map<String, Definition> bands, @Nullable Long maxDebt) {
+            this(algorithm, capacity, refillTokens, refillPeriod, limit, window, bands, maxDebt, null, null, null,
+                    null);
+        }
     }
 
     /**
@@ -133,7 +162,7 @@ public final class PolicyDefinitions {
                              java.util.Collection<String> errors) {
         if (d.algorithm() == null) {
             throw refuse(errors, at(path, "algorithm"), "missing: set one of token-bucket, gcra, leaky-bucket, "
-                    + "fixed-window, sliding-window-log, sliding-window-counter (or bands for a composite)");
+                    + "fixed-window, sliding-window-log, sliding-window-counter, calendar (or bands for a composite)");
         }
         Algorithm a;
         try {
@@ -147,17 +176,27 @@ public final class PolicyDefinitions {
         given.put("refill-period", d.refillPeriod());
         given.put("limit", d.limit());
         given.put("window", d.window());
-        List<String> takes = a.isBucket() ? List.of("capacity", "refill-tokens", "refill-period")
-                : List.of("limit", "window");
+        given.put("period", d.period());
+        given.put("zone", d.zone());
+        given.put("week-start", d.weekStart());
+        given.put("anchor", d.anchor());
+        List<String> takes = switch (a) {
+            case TOKEN_BUCKET, GCRA -> List.of("capacity", "refill-tokens", "refill-period");
+            case FIXED_WINDOW, SLIDING_WINDOW_LOG, SLIDING_WINDOW_COUNTER -> List.of("limit", "window");
+            case CALENDAR -> List.of("limit", "period");
+        };
+        List<String> optional = a == Algorithm.CALENDAR ? CALENDAR_OPTIONAL : List.of();
+        String takesText = String.join(", ", takes) + (optional.isEmpty() ? ""
+                : " (and optionally " + String.join(", ", optional) + ")");
         given.forEach((k, v) -> {
-            if (v != null && !takes.contains(k)) {
+            if (v != null && !takes.contains(k) && !optional.contains(k)) {
                 errors.add(at(path, k) + ": '" + raw.apply(at(path, k), v) + "' does not apply to " + a.configName()
-                        + ", which takes " + String.join(", ", takes));
+                        + ", which takes " + takesText);
             }
         });
         for (String k : takes) {
             if (given.get(k) == null) {
-                throw refuse(errors, at(path, k), "missing: " + a.configName() + " takes " + String.join(", ", takes));
+                throw refuse(errors, at(path, k), "missing: " + a.configName() + " takes " + takesText);
             }
         }
         try {
@@ -166,7 +205,8 @@ public final class PolicyDefinitions {
                 case GCRA -> Band.gcra(name, d.capacity(), d.refillTokens(), d.refillPeriod());
                 case FIXED_WINDOW -> Band.fixedWindow(name, d.limit(), d.window());
                 case SLIDING_WINDOW_LOG -> Band.slidingWindowLog(name, d.limit(), d.window());
-                default -> Band.slidingWindowCounter(name, d.limit(), d.window());
+                case SLIDING_WINDOW_COUNTER -> Band.slidingWindowCounter(name, d.limit(), d.window());
+                case CALENDAR -> Band.calendar(name, d.limit(), calendar(path, d, raw, errors));
             };
         } catch (IllegalArgumentException e) {
             String parameter = NameUtils.hyphenate(e.getMessage().split(" ")[0]);
@@ -174,6 +214,60 @@ public final class PolicyDefinitions {
             throw refuse(errors, where, "'" + raw.apply(where, given.get(parameter)) + "' is refused: "
                     + e.getMessage());
         }
+    }
+
+    /**
+     * A calendar band's periods (docs/SPEC.md §14) from {@code period}, {@code zone} (default UTC), {@code week-start}
+     * (weeks only, default monday) and {@code anchor} (months only, default 1), each refusal naming its path and value.
+     */
+    private static CalendarPeriods calendar(String path, Definition d, BiFunction<String, Object, String> raw,
+                                            java.util.Collection<String> errors) {
+        int before = errors.size();
+        CalendarPeriod period = null;
+        try {
+            period = CalendarPeriod.fromConfigName(d.period());
+        } catch (IllegalArgumentException e) {
+            errors.add(at(path, "period") + ": '" + raw.apply(at(path, "period"), d.period()) + "' is refused: "
+                    + e.getMessage());
+        }
+        ZoneId zone = null;
+        try {
+            zone = CalendarPeriods.zone(d.zone() == null ? "UTC" : d.zone());
+        } catch (IllegalArgumentException e) {
+            errors.add(at(path, "zone") + ": '" + raw.apply(at(path, "zone"), d.zone()) + "' is refused: "
+                    + e.getMessage());
+        }
+        DayOfWeek weekStart = null;
+        if (d.weekStart() != null) {
+            String shown = "'" + raw.apply(at(path, "week-start"), d.weekStart()) + "'";
+            if (period != null && period != CalendarPeriod.WEEK) {
+                errors.add(at(path, "week-start") + ": " + shown + " applies to period week only, not "
+                        + period.configName());
+            } else {
+                try {
+                    weekStart = CalendarPeriods.weekStart(d.weekStart());
+                } catch (IllegalArgumentException e) {
+                    errors.add(at(path, "week-start") + ": " + shown + " is refused: " + e.getMessage());
+                }
+            }
+        }
+        Integer anchor = null;
+        if (d.anchor() != null) {
+            String shown = "'" + raw.apply(at(path, "anchor"), d.anchor()) + "'";
+            if (period != null && period != CalendarPeriod.MONTH) {
+                errors.add(at(path, "anchor") + ": " + shown + " applies to period month only, not "
+                        + period.configName());
+            } else if (d.anchor() < 1 || d.anchor() > CalendarPeriods.MAX_ANCHOR) {
+                errors.add(at(path, "anchor") + ": " + shown + " is refused: anchor must be in [1, "
+                        + CalendarPeriods.MAX_ANCHOR + "], got " + d.anchor());
+            } else {
+                anchor = d.anchor().intValue();
+            }
+        }
+        if (errors.size() > before) {
+            throw new Refused();
+        }
+        return CalendarPeriods.of(period, zone, weekStart, anchor);
     }
 
     /**
@@ -199,18 +293,37 @@ public final class PolicyDefinitions {
     private static Map<String, Object> written(Band b) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("algorithm", b.algorithm().configName());
-        if (b.algorithm().isBucket()) {
-            out.put("capacity", b.capacity());
-            out.put("refill-tokens", b.refillTokens());
-            out.put("refill-period", duration(b.refillPeriodNanos()));
-        } else {
-            out.put("limit", b.limit());
-            out.put("window", duration(b.windowNanos()));
-        }
+        out.putAll(switch (b.algorithm()) {
+            case TOKEN_BUCKET, GCRA -> ordered("capacity", b.capacity(), "refill-tokens", b.refillTokens(),
+                    "refill-period", duration(b.refillPeriodNanos()));
+            case FIXED_WINDOW, SLIDING_WINDOW_LOG, SLIDING_WINDOW_COUNTER -> ordered("limit", b.limit(), "window",
+                    duration(b.windowNanos()));
+            case CALENDAR -> {
+                CalendarPeriods c = b.calendar();
+                Map<String, Object> m = ordered("limit", b.limit(), "period", c.period().configName(), "zone",
+                        c.zone().getId());
+                if (c.period() == CalendarPeriod.WEEK) {
+                    m.put("week-start", c.weekStart().name().toLowerCase(Locale.ROOT));
+                }
+                if (c.period() == CalendarPeriod.MONTH) {
+                    m.put("anchor", c.anchor());
+                }
+                yield m;
+            }
+        });
         if (b.maxDebt() != b.quota()) {
             out.put("max-debt", b.maxDebt());
         }
         return out;
+    }
+
+    /** @return the pairs {@code key, value, ...} as a map in that order */
+    private static Map<String, Object> ordered(Object... pairs) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            m.put((String) pairs[i], pairs[i + 1]);
+        }
+        return m;
     }
 
     /**

@@ -4,6 +4,7 @@ import io.gridlimit.api.Band;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
 import io.gridlimit.micronaut.config.HeaderMode;
+import io.gridlimit.time.TimeSource;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -52,19 +53,26 @@ public final class RateLimitHeaders {
 
     /**
      * The {@code w} of a band (SPEC §5): the window in seconds; for buckets and GCRA the time to refill from empty,
-     * {@code ceil(C·P/R)} seconds, computed exactly and saturating at {@link Long#MAX_VALUE} nanoseconds.
+     * {@code ceil(C·P/R)} seconds, computed exactly and saturating at {@link Long#MAX_VALUE} nanoseconds; for a
+     * calendar band the length of the period that holds {@code clock}'s reading (docs/SPEC.md §14: a Berlin day of
+     * 23 or 25 hours, a month of 28 to 31 days), read only for a calendar band.
      *
      * @param band a band
+     * @param clock the replica's clock (cluster time), read at most once
      * @return the window in whole seconds, rounded up, >= 1
      */
-    public static long windowSeconds(Band band) {
-        if (!band.algorithm().isBucket()) {
-            return ceilSeconds(band.windowNanos());
-        }
-        BigInteger[] qr = BigInteger.valueOf(band.capacity()).multiply(BigInteger.valueOf(band.refillPeriodNanos()))
-                .divideAndRemainder(BigInteger.valueOf(band.refillTokens()));
-        BigInteger nanos = qr[1].signum() == 0 ? qr[0] : qr[0].add(BigInteger.ONE);
-        return ceilSeconds(nanos.min(LONG_MAX).longValue());
+    public static long windowSeconds(Band band, TimeSource clock) {
+        return switch (band.algorithm()) {
+            case TOKEN_BUCKET, GCRA -> {
+                BigInteger[] qr = BigInteger.valueOf(band.capacity())
+                        .multiply(BigInteger.valueOf(band.refillPeriodNanos()))
+                        .divideAndRemainder(BigInteger.valueOf(band.refillTokens()));
+                BigInteger nanos = qr[1].signum() == 0 ? qr[0] : qr[0].add(BigInteger.ONE);
+                yield ceilSeconds(nanos.min(LONG_MAX).longValue());
+            }
+            case FIXED_WINDOW, SLIDING_WINDOW_LOG, SLIDING_WINDOW_COUNTER -> ceilSeconds(band.windowNanos());
+            case CALENDAR -> ceilSeconds(band.calendar().span(clock.nowNanos()).lengthNanos());
+        };
     }
 
     /**
@@ -84,9 +92,10 @@ public final class RateLimitHeaders {
      * in the order given, each policy once.
      *
      * @param policies the matching rules' policies, in rule order
+     * @param clock the replica's clock, for a calendar band's {@code w} ({@link #windowSeconds})
      * @return the field value, never empty for a non-empty list
      */
-    public static String policyField(List<Policy> policies) {
+    public static String policyField(List<Policy> policies, TimeSource clock) {
         Set<String> seen = new LinkedHashSet<>();
         List<String> items = new ArrayList<>();
         for (Policy policy : policies) {
@@ -95,7 +104,7 @@ public final class RateLimitHeaders {
             }
             for (Band band : policy.bands()) {
                 items.add("\"" + itemName(policy, band.name()) + "\";q=" + band.quota() + ";w="
-                        + windowSeconds(band));
+                        + windowSeconds(band, clock));
             }
         }
         return String.join(", ", items);
@@ -120,12 +129,13 @@ public final class RateLimitHeaders {
      * @param policies the matching rules' policies, in rule order
      * @param bindingPolicy the binding rule's policy
      * @param binding the binding decision
+     * @param clock the replica's clock, for a calendar band's {@code w} ({@link #windowSeconds})
      * @param out receives field name to value, in writing order
      */
     public static void write(HeaderMode mode, List<Policy> policies, Policy bindingPolicy, Decision binding,
-                             Map<String, String> out) {
+                             TimeSource clock, Map<String, String> out) {
         if (mode.ietf()) {
-            out.put(RATELIMIT_POLICY, policyField(policies));
+            out.put(RATELIMIT_POLICY, policyField(policies, clock));
             out.put(RATELIMIT, rateLimitField(bindingPolicy, binding));
         }
         if (mode.legacy()) {

@@ -6,6 +6,7 @@ import io.gridlimit.micronaut.config.FailureMode;
 import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.micronaut.problem.Problem;
 import io.gridlimit.micronaut.problem.ProblemResponses;
+import io.gridlimit.time.TimeSource;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MutableHttpResponse;
@@ -49,16 +50,19 @@ public class ResponseWriter {
     private final GridLimitConfig config;
     private final ProblemResponses problems;
     private final LocalFallback local;
+    private final TimeSource clock;
 
     /**
      * @param config the checked configuration: header mode and failure mode
      * @param problems writes problem bodies
      * @param local for the shares local decisions were taken against
+     * @param clock cluster time, read for a calendar band's {@code w} (docs/SPEC.md §5, §14)
      */
-    public ResponseWriter(GridLimitConfig config, ProblemResponses problems, LocalFallback local) {
+    public ResponseWriter(GridLimitConfig config, ProblemResponses problems, LocalFallback local, TimeSource clock) {
         this.config = config;
         this.problems = problems;
         this.local = local;
+        this.clock = clock;
     }
 
     /**
@@ -103,7 +107,7 @@ public class ResponseWriter {
                 binding = r;
             }
         }
-        RateLimitHeaders.write(config.headers(), policies, binding.policy(local), binding.decision(),
+        RateLimitHeaders.write(config.headers(), policies, binding.policy(local), binding.decision(), clock,
                 admittedHeaders);
         return null;
     }
@@ -112,7 +116,7 @@ public class ResponseWriter {
         Policy policy = denied.policy(local);
         Decision d = denied.decision();
         Map<String, String> headers = new LinkedHashMap<>();
-        RateLimitHeaders.write(config.headers(), policies, policy, d, headers);
+        RateLimitHeaders.write(config.headers(), policies, policy, d, clock, headers);
         String violated = RateLimitHeaders.itemName(policy, d.band());
         String detail;
         if (d.isUnsatisfiable()) {

@@ -29,7 +29,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 class BadConfigurationTest {
     /** A valid policy the route cases refer to. */
     private static final String DEMO = "gridlimit:\n  policies:\n    demo: {algorithm: fixed-window, limit: 5, window: 10s}\n";
-    static final int CASES = 110;
+    static final int CASES = 126;
 
     static Stream<Arguments> bad() {
         return Stream.of(
@@ -152,6 +152,49 @@ class BadConfigurationTest {
                         + "fixed-window, limit: 5, window: 1s}}}}}", "gridlimit.policies.t.algorithm: 'gcra' is set"),
                 bad("bad band value", "gridlimit: {policies: {t: {bands: {burst: {algorithm: gcra, capacity: 0, "
                         + "refill-tokens: 1, refill-period: 1s}}}}}", "gridlimit.policies.t.bands.burst.capacity: '0'"),
+                // calendar bands (docs/SPEC.md §14)
+                bad("unknown zone", calendar("period: month, zone: Europe/Berln"),
+                        "gridlimit.policies.x.zone: 'Europe/Berln' is refused: zone must be an IANA time-zone id such "
+                                + "as Europe/Berlin, or UTC, got 'Europe/Berln'"),
+                bad("fixed-offset zone", calendar("period: day, zone: '+02:00'"),
+                        "gridlimit.policies.x.zone: '+02:00' is refused: zone must be an IANA time-zone id such as "
+                                + "Europe/Berlin, or UTC, got '+02:00' (a fixed offset ignores the zone's daylight "
+                                + "saving time: name the place, e.g. Europe/Berlin, or Etc/GMT-2 for a fixed UTC+2)"),
+                bad("zone in the wrong case", calendar("period: day, zone: europe/berlin"),
+                        "gridlimit.policies.x.zone: 'europe/berlin' is refused: zone must be an IANA time-zone id "
+                                + "such as Europe/Berlin, or UTC, got 'europe/berlin' (did you mean 'Europe/Berlin'?)"),
+                bad("unknown period", calendar("period: fortnight"), "gridlimit.policies.x.period: 'fortnight' is "
+                        + "refused: period must be one of hour, day, week, month, quarter, year, got 'fortnight'"),
+                bad("calendar without period", "gridlimit: {policies: {x: {algorithm: calendar, limit: 5}}}",
+                        "gridlimit.policies.x.period: missing: calendar takes limit, period (and optionally zone, "
+                                + "week-start, anchor)"),
+                bad("calendar without limit", "gridlimit: {policies: {x: {algorithm: calendar, period: month}}}",
+                        "gridlimit.policies.x.limit: missing: calendar takes limit, period"),
+                bad("zero calendar limit", "gridlimit: {policies: {x: {algorithm: calendar, limit: 0, period: day}}}",
+                        "gridlimit.policies.x.limit: '0' is refused: limit must be in [1, 1000000000000000], got 0"),
+                bad("unknown week start", calendar("period: week, week-start: mon"),
+                        "gridlimit.policies.x.week-start: 'mon' is refused: week-start must be one of monday, "
+                                + "tuesday, wednesday, thursday, friday, saturday, sunday, got 'mon'"),
+                bad("week start of a month", calendar("period: month, week-start: sunday"),
+                        "gridlimit.policies.x.week-start: 'sunday' applies to period week only, not month"),
+                bad("anchor 0", calendar("period: month, anchor: 0"),
+                        "gridlimit.policies.x.anchor: '0' is refused: anchor must be in [1, 31], got 0"),
+                bad("anchor 32", calendar("period: month, anchor: 32"),
+                        "gridlimit.policies.x.anchor: '32' is refused: anchor must be in [1, 31], got 32"),
+                bad("anchor of a day", calendar("period: day, anchor: 31"),
+                        "gridlimit.policies.x.anchor: '31' applies to period month only, not day"),
+                bad("fractional anchor", calendar("period: month, anchor: 1.5"),
+                        "gridlimit.policies.x.anchor: '1.5' is not a whole number"),
+                bad("window of a calendar", calendar("period: month, window: 30d"),
+                        "gridlimit.policies.x.window: '30d' does not apply to calendar, which takes limit, period "
+                                + "(and optionally zone, week-start, anchor)"),
+                bad("zone of a fixed window", "gridlimit: {policies: {x: {algorithm: fixed-window, limit: 5, "
+                        + "window: 1d, zone: Europe/Berlin}}}", "gridlimit.policies.x.zone: 'Europe/Berlin' does not "
+                        + "apply to fixed-window, which takes limit, window"),
+                bad("bad zone of a calendar band", "gridlimit: {policies: {t: {bands: {per-second: {algorithm: "
+                        + "token-bucket, capacity: 10, refill-tokens: 10, refill-period: 1s}, per-month: {algorithm: "
+                        + "calendar, limit: 10000, period: month, zone: Berlin}}}}}",
+                        "gridlimit.policies.t.bands.per-month.zone: 'Berlin' is refused: zone must be an IANA"),
                 // reservations (docs/SPEC.md §10): the maximum debt of a band
                 bad("negative max-debt", "gridlimit: {policies: {x: {algorithm: fixed-window, limit: 5, window: 1s, "
                         + "max-debt: -1}}}", "gridlimit.policies.x.max-debt: '-1' is refused: maxDebt must be in "
@@ -273,6 +316,10 @@ class BadConfigurationTest {
     private static String window(String limit, String window) {
         return "gridlimit: {policies: {x: {algorithm: fixed-window, limit: '" + limit + "', window: '" + window
                 + "'}}}";
+    }
+
+    private static String calendar(String settings) {
+        return "gridlimit: {policies: {x: {algorithm: calendar, limit: 5, " + settings + "}}}";
     }
 
     private static String bucket(String capacity, String refillTokens, String period) {
