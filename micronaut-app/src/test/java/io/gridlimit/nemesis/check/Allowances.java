@@ -20,7 +20,7 @@ import java.util.List;
  *   <li>{@code clock} (a step of {@code stepNanos} forward and back): on a grid stream up to two forward jumps of
  *       cluster time (the stepped member, then Hazelcast's master heartbeat correcting it), each refilling
  *       {@code R·step/P} and ending leases early (their holders' unused units, SPEC §13), or opening one more
- *       window; on the stepped replica's local stream one jump. The span reaches {@code clockLagNanos} plus (grid)
+ *       window; on the stepped replica's local stream one jump. The span reaches {@code clockStepLagNanos} plus (grid)
  *       two heartbeats past the step back.</li>
  *   <li>{@code kill}: nothing, unless more members were down at once than there are backups: then a state may be
  *       lost with every copy and start fresh (one quota).</li>
@@ -93,7 +93,8 @@ final class Allowances {
     static Allowances grid(List<History.Fault> faults, History.Run run) {
         List<Extra> out = new ArrayList<>();
         long detect = run.maxNoHeartbeatNanos() + 2 * run.heartbeatNanos();
-        long clockSpan = clockLagNanos(run) + 2 * run.heartbeatNanos() + run.clockToleranceNanos();
+        long behind = run.readingBehindNanos();
+        long clockSpan = run.clockStepLagNanos() + 2 * run.heartbeatNanos() + behind;
         int replicas = Math.max(run.replicas().size(), 2);
         for (History.Fault f : faults) {
             switch (f.kind()) {
@@ -105,10 +106,9 @@ final class Allowances {
                         to = Math.min(f.endNanos(), from + detect);
                     }
                     int sides = f.kind().equals("split") ? replicas - 1 : 1;
-                    out.add(new Extra(f.kind(), f.line(), from - run.clockToleranceNanos(),
-                            to + run.clockToleranceNanos(), sides, 0, 0, false, 0));
+                    out.add(new Extra(f.kind(), f.line(), from - behind, to + behind, sides, 0, 0, false, 0));
                 }
-                case "clock" -> out.add(new Extra("clock", f.line(), f.startNanos() - run.clockToleranceNanos(),
+                case "clock" -> out.add(new Extra("clock", f.line(), f.startNanos() - behind,
                         f.endNanos() + clockSpan, 0, 2, f.stepNanos(), false, 0));
                 case "kill" -> {
                     long down = faults.stream().filter(o -> o.kind().equals("kill")
@@ -138,8 +138,9 @@ final class Allowances {
         List<Extra> out = new ArrayList<>();
         for (History.Fault f : faults) {
             if (f.kind().equals("clock") && f.target().equals(replica)) {
-                out.add(new Extra("clock", f.line(), f.startNanos() - run.clockToleranceNanos(),
-                        f.endNanos() + clockLagNanos(run) + run.clockToleranceNanos(), 0, 1, f.stepNanos(), false, 0));
+                out.add(new Extra("clock", f.line(), f.startNanos() - Checker.LOCAL_TOLERANCE_NANOS,
+                        f.endNanos() + run.clockStepLagNanos() + Checker.LOCAL_TOLERANCE_NANOS, 0, 1, f.stepNanos(),
+                        false, 0));
             }
         }
         return new Allowances(out);
@@ -183,8 +184,4 @@ final class Allowances {
         return x.spanStart() <= to && x.spanEnd() >= from;
     }
 
-    private static long clockLagNanos(History.Run run) {
-        Object lag = run.info().get("clockLagNanos");
-        return lag instanceof Long l ? l : 1_000_000_000L;
-    }
 }

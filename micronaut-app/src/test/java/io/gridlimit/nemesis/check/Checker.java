@@ -95,11 +95,13 @@ public final class Checker {
      * @param violations bounds exceeded
      * @param lost lost state
      * @param rows the table, by kind (faults' kinds in order, then {@code none})
-     * @param toleranceNanos the clock tolerance used for grid decisions
+     * @param behindNanos how far before its sent time a grid decision's reading was allowed to lie
+     * @param aheadNanos how far after its answered time
+     * @param skew how far the owners' readings lay from the decisions' intervals, as measured
      */
     public record Result(long decisions, long unanswered, long admitted, int keys, List<History.Fault> faults,
                          List<Finding> violations, List<Finding> lost, Map<String, KindRow> rows,
-                         long toleranceNanos) {
+                         long behindNanos, long aheadNanos, ClockSkew skew) {
     }
 
     /**
@@ -135,7 +137,7 @@ public final class Checker {
         for (History.Decision d : h.decisions()) {
             History.Decision rel = new History.Decision(d.line(), d.policy(), d.key(), d.cost(),
                     d.sentNanos() - origin, d.answeredNanos() - origin, d.admitted(), d.replica(), d.source(),
-                    d.door());
+                    d.door(), d.resetAfterMillis());
             byKey.computeIfAbsent(d.policy() + "\u0000" + d.key(), k -> new ArrayList<>()).add(rel);
             if (d.admitted() == null) {
                 unanswered++;
@@ -157,12 +159,15 @@ public final class Checker {
             }
         }
         Allowances grid = Allowances.grid(faults, h.run());
+        List<History.Decision> all = new ArrayList<>();
+        byKey.values().forEach(all::addAll);
+        ClockSkew skew = ClockSkew.of(all, h.policies(), faults, epochOffset, h.run().clockStepLagNanos());
         for (List<History.Decision> ds : byKey.values()) {
             PolicyModel policy = h.policies().get(ds.get(0).policy());
             new KeyCheck(h.run(), policy, ds, faults, grid, epochOffset, rows, violations, lost).check();
         }
         return new Result(decisions, unanswered, admittedCount, byKey.size(), faults, violations, lost, rows,
-                h.run().clockToleranceNanos());
+                h.run().readingBehindNanos(), h.run().readingAheadNanos(), skew);
     }
 
     /** The checks of one key's decisions. */
@@ -170,9 +175,10 @@ public final class Checker {
                             List<History.Fault> faults, Allowances grid, long epochOffset, Map<String, KindRow> rows,
                             List<Finding> violations, List<Finding> lost) {
         void check() {
-            long eps = run.clockToleranceNanos();
-            List<BandChecks.Req> gridAdmitted = reqs("grid", true, null, eps);
-            List<BandChecks.Req> gridDenied = reqs("grid", false, null, eps);
+            long behind = run.readingBehindNanos();
+            long ahead = run.readingAheadNanos();
+            List<BandChecks.Req> gridAdmitted = reqs("grid", true, behind, ahead);
+            List<BandChecks.Req> gridDenied = reqs("grid", false, behind, ahead);
             long leaseUnits = leaseUnits();
             for (PolicyModel.Band band : policy.bands()) {
                 long units = band.kind().bucket() ? Math.min(band.quota(), leaseUnits) : 0;
@@ -201,8 +207,8 @@ public final class Checker {
             for (var e : locals.entrySet()) {
                 String replica = e.getValue().get(0).replica();
                 String label = "local " + e.getKey();
-                List<BandChecks.Req> adm = reqs(e.getValue(), true, LOCAL_TOLERANCE_NANOS);
-                List<BandChecks.Req> den = reqs(e.getValue(), false, LOCAL_TOLERANCE_NANOS);
+                List<BandChecks.Req> adm = reqs(e.getValue(), true, LOCAL_TOLERANCE_NANOS, LOCAL_TOLERANCE_NANOS);
+                List<BandChecks.Req> den = reqs(e.getValue(), false, LOCAL_TOLERANCE_NANOS, LOCAL_TOLERANCE_NANOS);
                 Allowances al = Allowances.local(faults, run, replica);
                 if (share == null) {
                     Stream s = new Stream(this, policy.bands().get(0), label, adm, den);
@@ -271,16 +277,17 @@ public final class Checker {
             return n;
         }
 
-        private List<BandChecks.Req> reqs(String source, boolean admitted, String replica, long eps) {
-            return reqs(ds.stream().filter(d -> d.source().equals(source)
-                    && (replica == null || d.replica().equals(replica))).toList(), admitted, eps);
+        private List<BandChecks.Req> reqs(String source, boolean admitted, long behind, long ahead) {
+            return reqs(ds.stream().filter(d -> d.source().equals(source)).toList(), admitted, behind, ahead);
         }
 
-        private static List<BandChecks.Req> reqs(List<History.Decision> from, boolean admitted, long eps) {
+        /** The decisions' intervals widened to where their readings may lie: {@code [sent − behind, answered + ahead]}. */
+        private static List<BandChecks.Req> reqs(List<History.Decision> from, boolean admitted, long behind,
+                                                 long ahead) {
             List<BandChecks.Req> out = new ArrayList<>();
             for (History.Decision d : from) {
                 if (d.admitted() != null && d.admitted() == admitted) {
-                    out.add(new BandChecks.Req(d.sentNanos() - eps, d.answeredNanos() + eps, d.cost(), d));
+                    out.add(new BandChecks.Req(d.sentNanos() - behind, d.answeredNanos() + ahead, d.cost(), d));
                 }
             }
             return out;

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * window or interval, for every algorithm and a composite; a reset key; a local share exceeded; a split without
  * its fault line; one key's admitted line copied 5 000 times) are reported, each with its window, and the same
  * histories within their bounds are not. Times are in milliseconds from 0 unless said; every decision's interval is
- * 1 ms long; the clock tolerance is 0 unless a test sets it.
+ * 1 ms long; readings are taken to lie within it (no clock tolerance).
  */
 class CheckerTest {
     private static final long MS = 1_000_000L;
@@ -28,7 +28,8 @@ class CheckerTest {
     /** Builds a history line by line. */
     private static final class H {
         private final Map<String, Object> policies = new LinkedHashMap<>();
-        private final Map<String, Object> run = new LinkedHashMap<>(Map.of("clockToleranceNanos", 0L));
+        private final Map<String, Object> run = new LinkedHashMap<>(Map.of("readingBehindNanos", 0L,
+                "readingAheadNanos", 0L));
         private final List<String> lines = new ArrayList<>();
 
         H policy(String name, String body) {

@@ -23,7 +23,9 @@ import java.util.Set;
  *       {@code true}, {@code false}, or {@code null} when no answer came (the outcome is unknown: it may have
  *       consumed, it is never counted as admitted). {@code source}: {@code grid}, {@code local} (the replica's
  *       share, SPEC §5), {@code open} (admitted without a limit), {@code closed} (answered 503: nothing
- *       admitted), or {@code none} with {@code admitted: null}.</li>
+ *       admitted), or {@code none} with {@code admitted: null}. Optionally {@code "resetAfterMillis"}: the
+ *       decision API's answer, from which the checker measures how far the owner's reading was from the
+ *       decision's interval (a fixed window's resetAfter is its window's end less the reading, SPEC §3).</li>
  *   <li>A fault: {@code {"fault": "<kind>", "target": "<replica>", "startNanos", "endNanos"}}, kind one of
  *       {@link #FAULT_KINDS}; {@code endNanos} is when the cluster was whole again (every member up, seeing every
  *       other, ready). Optional: {@code healNanos} (when the nemesis thawed, reconnected or restarted), and for
@@ -55,22 +57,28 @@ public record History(Run run, Map<String, PolicyModel> policies, List<Decision>
      * @param maxNoHeartbeatNanos {@code maxNoHeartbeatNanos}: {@code hazelcast.max.no.heartbeat.seconds} (default
      *     60 s): how long a minority side decides before it notices the split
      * @param heartbeatNanos {@code heartbeatNanos}: {@code hazelcast.heartbeat.interval.seconds} (default 5 s)
-     * @param clockToleranceNanos {@code clockToleranceNanos}: how far a grid decision's reading (cluster time) may
-     *     lie outside its [sent, answered] interval on the host's clock (default 100 ms, docs/SPEC.md §15)
+     * @param readingBehindNanos {@code readingBehindNanos}: how far a grid decision's reading (cluster time) may lie
+     *     before its sent time on the host's clock (default 250 ms, docs/SPEC.md §15: a member's cluster time lags
+     *     the master's clock by the delivery time of the master's last heartbeat)
+     * @param readingAheadNanos {@code readingAheadNanos}: how far after its answered time (default 2 ms)
+     * @param clockStepLagNanos {@code clockStepLagNanos}: how long a clock fault's step takes to reach the member's
+     *     JVM, and to be undone (default 2 s: libfaketime re-reads its offset once a second)
      * @param epochMinusNanoTime {@code epochMinusNanoTime}: epoch nanoseconds minus the history's clock, to align
      *     windows to epoch 0 (default 0)
      * @param info every member of {@code run}, as read (for the report)
      */
     public record Run(long expectedReplicas, int backups, int minClusterSize, List<String> replicas,
                       Set<String> leaseReplicas, long leaseCapacityShare, long maxNoHeartbeatNanos,
-                      long heartbeatNanos, long clockToleranceNanos, long epochMinusNanoTime,
+                      long heartbeatNanos, long readingBehindNanos, long readingAheadNanos,
+                      long clockStepLagNanos, long epochMinusNanoTime,
                       Map<String, Object> info) {
         static Run of(Map<String, Object> m) {
             return new Run(longOr(m, "expectedReplicas", 3), (int) longOr(m, "backups", 1),
                     (int) longOr(m, "minClusterSize", 0), strings(m, "replicas"),
                     Set.copyOf(strings(m, "leaseReplicas")), longOr(m, "leaseCapacityShare", 10),
                     longOr(m, "maxNoHeartbeatNanos", 60_000_000_000L), longOr(m, "heartbeatNanos", 5_000_000_000L),
-                    longOr(m, "clockToleranceNanos", 100_000_000L), longOr(m, "epochMinusNanoTime", 0), m);
+                    longOr(m, "readingBehindNanos", 250_000_000L), longOr(m, "readingAheadNanos", 2_000_000L),
+                    longOr(m, "clockStepLagNanos", 2_000_000_000L), longOr(m, "epochMinusNanoTime", 0), m);
         }
 
         /** @return true when split-brain protection stops a minority side once it notices (a strict majority) */
@@ -93,9 +101,10 @@ public record History(Run run, Map<String, PolicyModel> policies, List<Decision>
      * @param replica the replica asked
      * @param source grid, local, open, closed or none
      * @param door api or filter, or null
+     * @param resetAfterMillis the decision API's {@code resetAfterMillis}, or null
      */
     public record Decision(int line, String policy, String key, long cost, long sentNanos, long answeredNanos,
-                           Boolean admitted, String replica, String source, String door) {
+                           Boolean admitted, String replica, String source, String door, Long resetAfterMillis) {
     }
 
     /**
@@ -215,8 +224,9 @@ public record History(Run run, Map<String, PolicyModel> policies, List<Decision>
         if ((admitted == null) != source.equals("none")) {
             throw new IllegalArgumentException("admitted null goes with source none, and only with it");
         }
+        Long reset = m.containsKey("resetAfterMillis") ? number(m, "resetAfterMillis") : null;
         return new Decision(n, policy, string(m, "key"), cost, sent, answered, (Boolean) admitted,
-                string(m, "replica"), source, m.get("door") instanceof String d ? d : null);
+                string(m, "replica"), source, m.get("door") instanceof String d ? d : null, reset);
     }
 
     private static Fault fault(int n, Map<String, Object> m) {
@@ -251,10 +261,18 @@ public record History(Run run, Map<String, PolicyModel> policies, List<Decision>
     /** @return a decision line (see the class comment); {@code admitted} null with source {@code none} */
     public static String decisionLine(String policy, String key, long cost, long sentNanos, long answeredNanos,
                                       Boolean admitted, String replica, String source, String door) {
+        return decisionLine(policy, key, cost, sentNanos, answeredNanos, admitted, replica, source, door, null);
+    }
+
+    /** @return a decision line with the decision API's {@code resetAfterMillis} (left out when null) */
+    public static String decisionLine(String policy, String key, long cost, long sentNanos, long answeredNanos,
+                                      Boolean admitted, String replica, String source, String door,
+                                      Long resetAfterMillis) {
         return "{\"policy\":" + Json.quote(policy) + ",\"key\":" + Json.quote(key) + ",\"cost\":" + cost
                 + ",\"sentNanos\":" + sentNanos + ",\"answeredNanos\":" + answeredNanos + ",\"admitted\":" + admitted
                 + ",\"replica\":" + Json.quote(replica) + ",\"source\":" + Json.quote(source) + ",\"door\":"
-                + Json.quote(door) + "}";
+                + Json.quote(door) + (resetAfterMillis == null ? "" : ",\"resetAfterMillis\":" + resetAfterMillis)
+                + "}";
     }
 
     /** @return a fault line; {@code stepNanos} only for clock faults (0 leaves it out) */

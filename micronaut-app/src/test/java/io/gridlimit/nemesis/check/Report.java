@@ -41,9 +41,16 @@ public final class Report {
         violations += r.violations().size();
         lost += r.lost().size();
         r.faults().forEach(f -> kinds.add(f.kind()));
-        out.append(String.format(Locale.ROOT, "%s: %d decisions (%d admitted, %d unanswered) on %d keys, %d faults,"
-                        + " clock tolerance %d ms%n", name, r.decisions(), r.admitted(), r.unanswered(), r.keys(),
-                r.faults().size(), r.toleranceNanos() / 1_000_000));
+        out.append(String.format(Locale.ROOT, "%s: %d decisions (%d admitted, %d unanswered) on %d keys, %d faults%n",
+                name, r.decisions(), r.admitted(), r.unanswered(), r.keys(), r.faults().size()));
+        ClockSkew skew = r.skew();
+        out.append(String.format(Locale.ROOT, "  owners' clocks (cluster time): readings at most %.1f ms before their"
+                        + " sent time and %.1f ms after their answer (%d fixed-window answers, clock faults aside%s);"
+                        + " the checker allows %d ms and %d ms%s%n", skew.behindNanos() / 1e6, skew.aheadNanos() / 1e6,
+                skew.samples(), skew.line() > 0 ? "; the largest on line " + skew.line() : "",
+                r.behindNanos() / 1_000_000, r.aheadNanos() / 1_000_000,
+                skew.behindNanos() > r.behindNanos() || skew.aheadNanos() > r.aheadNanos()
+                        ? " (EXCEEDED: a violation near a window's edge may be the clock's)" : ""));
         for (History.Fault f : r.faults()) {
             out.append(String.format(Locale.ROOT, "  fault %-9s %-4s %s%s%n", f.kind(), f.target(), span(f),
                     f.stepNanos() > 0 ? String.format(Locale.ROOT, " step %.3f s", f.stepNanos() / 1e9) : ""));
