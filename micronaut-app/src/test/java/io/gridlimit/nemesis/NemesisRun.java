@@ -182,7 +182,7 @@ record NemesisRun(double minutes, long seed, List<String> kinds, Path history, i
         run.put("leaseCapacityShare", 2L);
         run.put("maxNoHeartbeatNanos", maxNoHeartbeatSeconds * 1_000_000_000L);
         run.put("heartbeatNanos", 1_000_000_000L);
-        run.put("readingBehindNanos", 250_000_000L);
+        run.put("readingBehindNanos", 500_000_000L);
         run.put("readingAheadNanos", 2_000_000L);
         run.put("clockStepLagNanos", 2_000_000_000L);
         run.put("epochMinusNanoTime", epochMinusNanoTime);

@@ -58,7 +58,7 @@ public record History(Run run, Map<String, PolicyModel> policies, List<Decision>
      *     60 s): how long a minority side decides before it notices the split
      * @param heartbeatNanos {@code heartbeatNanos}: {@code hazelcast.heartbeat.interval.seconds} (default 5 s)
      * @param readingBehindNanos {@code readingBehindNanos}: how far a grid decision's reading (cluster time) may lie
-     *     before its sent time on the host's clock (default 250 ms, docs/SPEC.md §15: a member's cluster time lags
+     *     before its sent time on the host's clock (default 500 ms, docs/SPEC.md §15: a member's cluster time lags
      *     the master's clock by the delivery time of the master's last heartbeat)
      * @param readingAheadNanos {@code readingAheadNanos}: how far after its answered time (default 2 ms)
      * @param clockStepLagNanos {@code clockStepLagNanos}: how long a clock fault's step takes to reach the member's
@@ -77,7 +77,7 @@ public record History(Run run, Map<String, PolicyModel> policies, List<Decision>
                     (int) longOr(m, "minClusterSize", 0), strings(m, "replicas"),
                     Set.copyOf(strings(m, "leaseReplicas")), longOr(m, "leaseCapacityShare", 10),
                     longOr(m, "maxNoHeartbeatNanos", 60_000_000_000L), longOr(m, "heartbeatNanos", 5_000_000_000L),
-                    longOr(m, "readingBehindNanos", 250_000_000L), longOr(m, "readingAheadNanos", 2_000_000L),
+                    longOr(m, "readingBehindNanos", 500_000_000L), longOr(m, "readingAheadNanos", 2_000_000L),
                     longOr(m, "clockStepLagNanos", 2_000_000_000L), longOr(m, "epochMinusNanoTime", 0), m);
         }
 
