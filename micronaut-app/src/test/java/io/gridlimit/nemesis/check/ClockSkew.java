@@ -15,8 +15,10 @@ import java.util.List;
  * @param behindNanos the farthest a reading lay before its decision's sent time (0: never)
  * @param aheadNanos the farthest a reading lay after its decision's answer (0: never)
  * @param line the history line of the largest of the two, or 0
+ * @param quietBehindNanos the farthest before, among decisions no fault touched (a member rejoining after a split
+ *     sets its cluster time from a message the load may have delayed)
  */
-public record ClockSkew(long samples, long behindNanos, long aheadNanos, int line) {
+public record ClockSkew(long samples, long behindNanos, long aheadNanos, int line, long quietBehindNanos) {
     /**
      * @param decisions the decisions, times relative to the history's first instant
      * @param policies the policies
@@ -31,6 +33,7 @@ public record ClockSkew(long samples, long behindNanos, long aheadNanos, int lin
         long behind = 0;
         long ahead = 0;
         int line = 0;
+        long quiet = 0;
         for (History.Decision d : decisions) {
             PolicyModel p = policies.get(d.policy());
             if (d.resetAfterMillis() == null || d.resetAfterMillis() <= 0 || !d.source().equals("grid")
@@ -57,8 +60,20 @@ public record ClockSkew(long samples, long behindNanos, long aheadNanos, int lin
             }
             ahead = Math.max(ahead, earliest - answered);
             behind = Math.max(behind, sent - latest);
+            if (!duringFault(d, faults, lagNanos)) {
+                quiet = Math.max(quiet, sent - latest);
+            }
         }
-        return new ClockSkew(samples, behind, ahead, line);
+        return new ClockSkew(samples, behind, ahead, line, quiet);
+    }
+
+    private static boolean duringFault(History.Decision d, List<History.Fault> faults, long lagNanos) {
+        for (History.Fault f : faults) {
+            if (f.startNanos() <= d.answeredNanos() && f.endNanos() + lagNanos >= d.sentNanos()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean duringClockFault(History.Decision d, List<History.Fault> faults, long lagNanos) {

@@ -45,9 +45,9 @@ public final class Report {
                 name, r.decisions(), r.admitted(), r.unanswered(), r.keys(), r.faults().size()));
         ClockSkew skew = r.skew();
         out.append(String.format(Locale.ROOT, "  owners' clocks (cluster time): readings at most %.1f ms before their"
-                        + " sent time and %.1f ms after their answer (%d fixed-window answers, clock faults aside%s);"
-                        + " the checker allows %d ms and %d ms%s%n", skew.behindNanos() / 1e6, skew.aheadNanos() / 1e6,
-                skew.samples(), skew.line() > 0 ? "; the largest on line " + skew.line() : "",
+                        + " sent time (%.1f ms where no fault acted) and %.1f ms after their answer (%d fixed-window"
+                        + " answers, clock faults aside%s); the checker allows %d ms and %d ms%s%n",
+                skew.behindNanos() / 1e6, skew.quietBehindNanos() / 1e6, skew.aheadNanos() / 1e6, skew.samples(), skew.line() > 0 ? "; the largest on line " + skew.line() : "",
                 r.behindNanos() / 1_000_000, r.aheadNanos() / 1_000_000,
                 skew.behindNanos() > r.behindNanos() || skew.aheadNanos() > r.aheadNanos()
                         ? " (EXCEEDED: a violation near a window's edge may be the clock's)" : ""));
