@@ -48,24 +48,11 @@ class ClusterReliabilityIT {
                 swl:  {algorithm: sliding-window-log, limit: 400, window: 365d}
                 swc:  {algorithm: sliding-window-counter, limit: 400, window: 365d}
             """;
-    /**
-     * Hazelcast timing for a scenario: heartbeats every second, a member is dropped after {@code noHeartbeatSeconds}
-     * without one, and split-brain merge checks run after 5 s, then every 3 s. The timeout must stay well above the
-     * longest pause a loaded machine gives a JVM: a run with 6 s on a 2-core machine at load 12 saw members
-     * suspect each other mid-restart, an accidental split in which both sides admitted (what split-brain protection,
-     * {@code GridLimitHazelcast.requireMinimumClusterSize}, prevents).
-     */
-    static String hazelcastTiming(int noHeartbeatSeconds) {
-        return "-Dhazelcast.heartbeat.interval.seconds=1"
-                + " -Dhazelcast.max.no.heartbeat.seconds=" + noHeartbeatSeconds
-                + " -Dhazelcast.merge.first.run.delay.seconds=5"
-                + " -Dhazelcast.merge.next.run.delay.seconds=3";
-    }
-
     private final DecisionClient client = new DecisionClient();
 
     private ServiceCluster threeMembers(List<String> aliases, int noHeartbeatSeconds) {
-        ServiceCluster cluster = new ServiceCluster(POLICIES_YAML, aliases, hazelcastTiming(noHeartbeatSeconds));
+        ServiceCluster cluster = new ServiceCluster(POLICIES_YAML, aliases,
+                ServiceCluster.hazelcastTiming(noHeartbeatSeconds));
         for (String alias : List.of("m1", "m2", "m3")) {
             cluster.start(alias);
         }
