@@ -77,6 +77,33 @@ class EnvoyRlsSettingsTest {
         }
     }
 
+    /**
+     * SPEC §12: in a YAML file {@code yes} is YAML's {@code true} (YAML 1.1, which Micronaut's parser reads) before
+     * GridLimit sees it, so the port opens; only the text {@code 'yes'} (quoted there, or an environment variable or
+     * system property) is refused.
+     */
+    @Test
+    void inAYamlFileYesIsTrueAsYamlReadsItButTheTextYesStopsBoot() throws java.io.IOException {
+        Map<String, Object> p = props();
+        p.remove("gridlimit.envoy-rls.enabled");
+        try (ApplicationContext c = ApplicationContext.builder().properties(p)
+                .propertySources(yaml("gridlimit:\n  envoy-rls:\n    enabled: yes\n")).start();
+             Rls client = Rls.client(c, Integer.parseInt((String) p.get("gridlimit.envoy-rls.port")))) {
+            assertThat(Rls.statuses(client.call("mongo_cps", Rls.d("database", "users"))))
+                    .containsExactly("OK 499/500 per SECOND");
+        }
+        assertThatThrownBy(() -> ApplicationContext.builder().properties(p)
+                .propertySources(yaml("gridlimit:\n  envoy-rls:\n    enabled: 'yes'\n")).start().close())
+                .hasMessageContaining("Invalid GridLimit configuration: gridlimit.envoy-rls.enabled: 'yes' is not "
+                        + "true or false");
+    }
+
+    private static io.micronaut.context.env.PropertySource yaml(String text) throws java.io.IOException {
+        return io.micronaut.context.env.PropertySource.of("envoy.yml", new io.micronaut.context.env.yaml
+                .YamlPropertySourceLoader().read("envoy", new java.io.ByteArrayInputStream(
+                text.getBytes(java.nio.charset.StandardCharsets.UTF_8))), -250);
+    }
+
     @Test
     void enabledItListensOnLoopbackByDefault() throws Exception {
         try (ApplicationContext c = ApplicationContext.run(props())) {
