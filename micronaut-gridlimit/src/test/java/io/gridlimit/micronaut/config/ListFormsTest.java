@@ -203,20 +203,21 @@ class ListFormsTest {
 
     static Stream<Arguments> indexedEnvironmentVariables() {
         return Stream.of(
-                arguments("GRIDLIMIT_ROUTES_0_PATTERN", "GRIDLIMIT_ROUTES_0_PATTERN: Micronaut reads no indexed "
-                        + "environment variable, so this entry of gridlimit.routes would be ignored; set it in a "
+                arguments("GRIDLIMIT_ROUTES_0_PATTERN", "GRIDLIMIT_ROUTES_0_PATTERN: an environment variable "
+                        + "cannot set one entry of a list (GridLimit replaces a list whole); set the list in a "
                         + "configuration file (MICRONAUT_CONFIG_FILES=/path/to/override.yml, whose list replaces the "
                         + "whole list)"),
-                arguments("GRIDLIMIT_ROUTES_0_KEY_0", "GRIDLIMIT_ROUTES_0_KEY_0: Micronaut reads no indexed"),
-                arguments("GRIDLIMIT_ROUTES_1_ON_MISSING_KEY", "GRIDLIMIT_ROUTES_1_ON_MISSING_KEY: Micronaut reads"),
-                arguments("GRIDLIMIT_EXEMPT_0", "GRIDLIMIT_EXEMPT_0: Micronaut reads no indexed environment "
-                        + "variable, so this entry of gridlimit.exempt would be ignored; set the whole list "
-                        + "(GRIDLIMIT_EXEMPT=a,b) or set it in a configuration file"),
-                arguments("GRIDLIMIT_CLIENT_IP_TRUSTED_PROXIES_0", "GRIDLIMIT_CLIENT_IP_TRUSTED_PROXIES_0: Micronaut "
-                        + "reads no indexed environment variable, so this entry of gridlimit.client-ip.trusted-proxies "
-                        + "would be ignored; set the whole list (GRIDLIMIT_CLIENT_IP_TRUSTED_PROXIES=a,b)"),
+                arguments("GRIDLIMIT_ROUTES_0_KEY_0", "GRIDLIMIT_ROUTES_0_KEY_0: an environment variable cannot set"),
+                arguments("GRIDLIMIT_ROUTES_12_ON_MISSING_KEY", "GRIDLIMIT_ROUTES_12_ON_MISSING_KEY: an environment "
+                        + "variable cannot set"),
+                arguments("GRIDLIMIT_EXEMPT_0", "GRIDLIMIT_EXEMPT_0: an environment variable cannot set one entry "
+                        + "of a list (GridLimit replaces a list whole); set the whole list (GRIDLIMIT_EXEMPT=a,b) or "
+                        + "set the list in a configuration file"),
+                arguments("GRIDLIMIT_CLIENT_IP_TRUSTED_PROXIES_0", "GRIDLIMIT_CLIENT_IP_TRUSTED_PROXIES_0: an "
+                        + "environment variable cannot set one entry of a list (GridLimit replaces a list whole); set "
+                        + "the whole list (GRIDLIMIT_CLIENT_IP_TRUSTED_PROXIES=a,b)"),
                 arguments("GRIDLIMIT_ROUTES", "GRIDLIMIT_ROUTES: gridlimit.routes is a list of settings, which an "
-                        + "environment variable cannot hold; set it in a configuration file"));
+                        + "environment variable cannot hold; set the list in a configuration file"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -279,9 +280,14 @@ class ListFormsTest {
         }
     }
 
-    /** Environment variables as Micronaut's own source holds them: their names as written, its order -200. */
+    /**
+     * Environment variables as Micronaut's own source ({@code EnvironmentPropertySource}) holds them: its order -200,
+     * and its renaming of an index ({@code GRIDLIMIT_ROUTES_0_PATTERN} is held as {@code GRIDLIMIT_ROUTES[0]PATTERN}).
+     */
     private static Sources env(Map<String, Object> variables) {
-        return new Sources(new MapPropertySource("env", variables) {
+        Map<String, Object> held = new java.util.LinkedHashMap<>();
+        variables.forEach((k, v) -> held.put(k.replaceAll("_([0-9]{1,2})(?:_|$)", "[$1]"), v));
+        return new Sources(new MapPropertySource("env", held) {
             @Override
             public int getOrder() {
                 return -200;

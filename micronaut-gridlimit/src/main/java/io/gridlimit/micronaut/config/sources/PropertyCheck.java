@@ -37,15 +37,16 @@ import java.util.regex.Pattern;
  * properties are shared by every program of the process, so there an unknown name is refused only when it is within
  * two edits of a known name or lies in a known section ({@code gridlimit.hazelcast.…}); an environment variable is
  * known when any dotted form Micronaut derives from it is, and one that would set an entry of a list
- * ({@code GRIDLIMIT_ROUTES_0_PATTERN}: Micronaut has no indexed form for them, so it would be ignored) is refused,
- * pointing to a configuration file. A known name must hold a value of its type within its {@code @Min}/{@code @Max}
+ * ({@code GRIDLIMIT_ROUTES_0_PATTERN}, which Micronaut reads as {@code gridlimit.routes[0]pattern}, so it would be
+ * ignored; {@code GRIDLIMIT_EXEMPT_0}, which would edit a lower source's list in place) is refused, pointing to a
+ * configuration file. A known name must hold a value of its type within its {@code @Min}/{@code @Max}
  * (a quantity without them within SPEC §1's [1, 10^15]); a map key (policy or band name) must be one Micronaut keeps
  * as written. Not thread-safe: one instance per boot.
  */
 final class PropertyCheck {
     private static final String ROOT = KnownNames.ROOT;
     private static final Pattern INTEGER = Pattern.compile("[+-]?[0-9]+");
-    private static final String CONFIG_FILE = "set it in a configuration file (MICRONAUT_CONFIG_FILES=/path/to/"
+    private static final String CONFIG_FILE = "set the list in a configuration file (MICRONAUT_CONFIG_FILES=/path/to/"
             + "override.yml, whose list replaces the whole list)";
 
     private final KnownNames known;
@@ -89,7 +90,9 @@ final class PropertyCheck {
         return known.match(key);
     }
 
-    private void environmentVariable(String variable, Object value) {
+    private void environmentVariable(String key, Object value) {
+        // Micronaut's source renames GRIDLIMIT_ROUTES_0_PATTERN to GRIDLIMIT_ROUTES[0]PATTERN: name it as written
+        String variable = key.replaceAll("\\[([0-9]{1,2})\\](?=.)", "_$1_").replaceAll("\\[([0-9]{1,2})\\]$", "_$1");
         String[] parts = variable.toLowerCase(Locale.ROOT).split("_");
         if (parts.length == 0 || parts.length > 12 || Spelling.distance(parts[0], ROOT) > 2) {
             return;
@@ -106,8 +109,8 @@ final class PropertyCheck {
         for (String form : forms) {
             for (String list : lists) {
                 if (form.startsWith(list + "[")) {
-                    errors.add(variable + ": Micronaut reads no indexed environment variable, so this entry of "
-                            + list + " would be ignored; " + (known.isList(list) ? "set the whole list ("
+                    errors.add(variable + ": an environment variable cannot set one entry of a list (GridLimit "
+                            + "replaces a list whole); " + (known.isList(list) ? "set the whole list ("
                             + variable.substring(0, list.length()) + "=a,b) or " : "") + CONFIG_FILE);
                     return;
                 }
