@@ -43,7 +43,8 @@ import java.util.regex.Pattern;
  * lower sources left under the list to null (absent to every reader), the second ({@value #RESOLVED}) sets the list,
  * which Micronaut expands into every indexed key, nested lists included. So every reader (the typed configuration,
  * {@code @EachProperty} routes, the Envoy settings) binds the replaced lists. Published once per environment, before
- * any bean is created ({@link GridLimitContextConfigurer}), else by {@link ConfigurationSources}. Not thread-safe
+ * any bean is created ({@link GridLimitContextConfigurer}), else by {@link ConfigurationSources}; an environment
+ * refreshed later keeps the lists resolved at boot (GridLimit reads its configuration at boot only). Not thread-safe
  * while built; immutable once published.
  */
 final class ConfiguredLists {

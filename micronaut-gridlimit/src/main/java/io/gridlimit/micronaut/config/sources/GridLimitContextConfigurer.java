@@ -95,6 +95,8 @@ public final class GridLimitContextConfigurer implements ApplicationContextConfi
         if (!unreadable.isEmpty()) {
             throw new ConfigurationException(BootFailure.PREFIX + String.join("; ", unreadable));
         }
-        ConfiguredLists.publish(context);
+        if (context.getEnvironment().isRunning()) { // configured before its start: the config factory publishes
+            ConfiguredLists.publish(context);
+        }
     }
 }
