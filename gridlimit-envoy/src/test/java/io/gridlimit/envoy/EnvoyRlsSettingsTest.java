@@ -77,6 +77,53 @@ class EnvoyRlsSettingsTest {
         }
     }
 
+    /**
+     * SPEC §12: in a YAML file {@code yes} is YAML's {@code true} (YAML 1.1, which Micronaut's parser reads) before
+     * GridLimit sees it, so the port opens; only the text {@code 'yes'} (quoted there, or an environment variable or
+     * system property) is refused.
+     */
+    @Test
+    void inAYamlFileYesIsTrueAsYamlReadsItButTheTextYesStopsBoot() throws java.io.IOException {
+        Map<String, Object> p = props();
+        p.remove("gridlimit.envoy-rls.enabled");
+        try (ApplicationContext c = ApplicationContext.builder().properties(p)
+                .propertySources(yaml("gridlimit:\n  envoy-rls:\n    enabled: yes\n")).start();
+             Rls client = Rls.client(c, Integer.parseInt((String) p.get("gridlimit.envoy-rls.port")))) {
+            assertThat(Rls.statuses(client.call("mongo_cps", Rls.d("database", "users"))))
+                    .containsExactly("OK 499/500 per SECOND");
+        }
+        assertThatThrownBy(() -> ApplicationContext.builder().properties(p)
+                .propertySources(yaml("gridlimit:\n  envoy-rls:\n    enabled: 'yes'\n")).start().close())
+                .hasMessageContaining("Invalid GridLimit configuration: gridlimit.envoy-rls.enabled: 'yes' is not "
+                        + "true or false");
+    }
+
+    /**
+     * {@code config-files} is a list like every other (README "Configuration reference"): an entry set in a higher
+     * source replaces the lower source's whole list, so the jar's second file (here one that does not exist) is not
+     * read, where a merge would keep it.
+     */
+    @Test
+    void configFilesSetInAHigherSourceReplaceTheLowerList() throws java.io.IOException {
+        Map<String, Object> p = props();
+        p.remove("gridlimit.envoy-rls.config-files");
+        try (ApplicationContext c = ApplicationContext.builder().properties(p)
+                .propertySources(yaml("gridlimit:\n  envoy-rls:\n    config-files: [" + Rls.file("example2.yaml")
+                                + ", /nonexistent/ratelimit.yaml]\n"),
+                        io.micronaut.context.env.PropertySource.of("system", Map.of(
+                                "gridlimit.envoy-rls.config-files[0]", Rls.file("example1.yaml")), -100))
+                .start()) {
+            assertThat(c.getBean(EnvoyRlsProperties.class).getConfigFiles()).containsExactly(Rls.file("example1.yaml"));
+            assertThat(c.getBean(EnvoyRlsSettings.class).rules().domains().keySet()).containsExactly("mongo_cps");
+        }
+    }
+
+    private static io.micronaut.context.env.PropertySource yaml(String text) throws java.io.IOException {
+        return io.micronaut.context.env.PropertySource.of("envoy.yml", new io.micronaut.context.env.yaml
+                .YamlPropertySourceLoader().read("envoy", new java.io.ByteArrayInputStream(
+                text.getBytes(java.nio.charset.StandardCharsets.UTF_8))), -250);
+    }
+
     @Test
     void enabledItListensOnLoopbackByDefault() throws Exception {
         try (ApplicationContext c = ApplicationContext.run(props())) {

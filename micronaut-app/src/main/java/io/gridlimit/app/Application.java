@@ -14,8 +14,9 @@ public final class Application {
     }
 
     /**
-     * Starts the service; invalid GridLimit configuration stops it with one ERROR line naming the property and the
-     * value, and exit status 1 ({@link ServiceLauncher}).
+     * Starts the service; invalid GridLimit configuration, a port in use or a configuration file that is not valid
+     * YAML stops it with one ERROR line naming the property and the value, the port's property or the file, and exit
+     * status 1 ({@link ServiceLauncher}).
      *
      * @param args command-line arguments, passed to Micronaut
      */

@@ -113,7 +113,7 @@ final class CheckRequests {
             throw badRequest("reservation is required");
         }
         if (!token.isString()) {
-            throw badRequest("reservation must be a string, got a " + kind(token));
+            throw badRequest("reservation must be a string, got " + kind(token));
         }
         Reservation reservation;
         try {
@@ -139,7 +139,7 @@ final class CheckRequests {
             return false;
         }
         if (!node.isBoolean()) {
-            throw badRequest(name + " must be a boolean, got a " + kind(node));
+            throw badRequest(name + " must be a boolean, got " + kind(node));
         }
         return node.getBooleanValue();
     }
@@ -244,7 +244,7 @@ final class CheckRequests {
     /** An integer literal in [min, 10^15], the one home of the cost and actual rules. */
     private static long integer(JsonNode node, String name, String range, long min) throws InvalidCheckException {
         if (!node.isNumber()) {
-            throw badRequest(name + " must be " + range + ", got a " + kind(node));
+            throw badRequest(name + " must be " + range + ", got " + kind(node));
         }
         Number n = node.getNumberValue();
         if (!(n instanceof Long || n instanceof Integer || n instanceof Short || n instanceof Byte
@@ -265,20 +265,21 @@ final class CheckRequests {
         }
     }
 
+    /** @return what a JSON value is, with its article: "a number", "an array" */
     private static String kind(JsonNode node) {
         if (node.isNumber()) {
-            return "number";
+            return "a number";
         }
         if (node.isString()) {
-            return "string";
+            return "a string";
         }
         if (node.isBoolean()) {
-            return "boolean";
+            return "a boolean";
         }
         if (node.isArray()) {
-            return "array";
+            return "an array";
         }
-        return "object";
+        return "an object";
     }
 
     private static String quotePolicy(String name) {

@@ -129,6 +129,10 @@ class CheckRequestsTest {
                 cost + "a string");
         assertSingleRejected("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":true}", HttpStatus.BAD_REQUEST,
                 cost + "a boolean");
+        assertSingleRejected("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":[2]}", HttpStatus.BAD_REQUEST,
+                cost + "an array");
+        assertSingleRejected("{\"policy\":\"demo\",\"key\":\"k\",\"cost\":{\"n\":2}}", HttpStatus.BAD_REQUEST,
+                cost + "an object");
     }
 
     @Test

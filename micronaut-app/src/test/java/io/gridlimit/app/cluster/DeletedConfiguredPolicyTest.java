@@ -38,6 +38,8 @@ class DeletedConfiguredPolicyTest {
         b.put("gridlimit.policies.zz.algorithm", "fixed-window");
         b.put("gridlimit.policies.zz.limit", 2);
         b.put("gridlimit.policies.zz.window", "1h");
+        // a route is written whole: routes[0] here replaces the jar's list, it does not edit the jar's routes[0]
+        b.put("gridlimit.routes[0].pattern", "/demo/hello");
         b.put("gridlimit.routes[0].policy", "zz");
         try (EmbeddedServer serverA = ApplicationContext.run(EmbeddedServer.class, a);
              HttpClient internalA = HttpClient.create(ServiceProperties.internalUrl(serverA.getApplicationContext()))) {

@@ -3,6 +3,7 @@ package io.gridlimit.micronaut.config;
 import io.gridlimit.api.Algorithm;
 import io.gridlimit.api.Band;
 import io.gridlimit.api.Policy;
+import io.gridlimit.micronaut.config.sources.ConfigurationSources;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
@@ -28,8 +29,9 @@ import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
- * Builds the {@link GridLimitConfig} once, at startup ({@link Context}, before the grid starts): first
- * {@link PropertyCheck} over the property sources as written, then Micronaut binds {@link GridLimitProperties},
+ * Builds the {@link GridLimitConfig} once, at startup ({@link Context}, before the grid starts): first the property
+ * sources are checked as written ({@link ConfigurationSources}: a YAML file ignored for want of a parser, unknown
+ * names, values of the wrong type; lists replaced whole), then Micronaut binds {@link GridLimitProperties},
  * {@link PolicyProperties} and {@link RouteProperties}, then this maps them onto grid-core's builders
  * ({@code Policy.builder}, {@code Band.*}: their ranges, SPEC §1, are checked there only, and their
  * {@link IllegalArgumentException} becomes a message naming the property path and the value) and checks what no
@@ -53,12 +55,12 @@ public class GridLimitConfigFactory {
      */
     @Context
     public GridLimitConfig gridLimitConfig(ApplicationContext context) {
-        PropertyCheck check = new PropertyCheck(context);
-        if (!check.ignored.isEmpty()) {
+        ConfigurationSources.Check check = ConfigurationSources.check(context);
+        if (!check.ignored().isEmpty()) {
             LoggerFactory.getLogger(GridLimitConfigFactory.class).warn("ignored environment variables or system "
-                    + "properties that name no GridLimit setting: {}", check.ignored);
+                    + "properties that name no GridLimit setting: {}", check.ignored());
         }
-        failIfAny(check.errors);
+        failIfAny(check.errors());
         try {
             return new Mapping(context).config(context.getBean(GridLimitProperties.class),
                     context.getBeansOfType(PolicyProperties.class), context.getBeansOfType(RouteProperties.class));

@@ -11,7 +11,7 @@ import java.util.List;
 
 /**
  * The typed settings under {@code gridlimit} (README "Configuration reference" gives each default). Bound by
- * Micronaut; {@link PropertyCheck} refuses unknown names and values that do not convert or break a constraint,
+ * Micronaut; the start-up property check ({@link io.gridlimit.micronaut.config.sources.ConfigurationSources}) refuses unknown names and values that do not convert or break a constraint,
  * naming the property and the value, before this is created; {@link GridLimitConfigFactory} maps it onto the
  * checked {@link GridLimitConfig}. Read the configuration from {@link GridLimitConfig}, never from here.
  *

@@ -13,7 +13,7 @@ import java.util.List;
  * composite, SPEC §4), plus {@code shadow}. Ranges are grid-core's ({@code Band}); {@link GridLimitConfigFactory}
  * maps this onto {@code Policy.builder}.
  *
- * @param name the map key, exactly as written ({@link PropertyCheck} refuses names Micronaut would change)
+ * @param name the map key, exactly as written (the start-up property check ({@link io.gridlimit.micronaut.config.sources.ConfigurationSources}) refuses names Micronaut would change)
  * @param algorithm token-bucket, gcra (alias leaky-bucket), fixed-window, sliding-window-log,
  *     sliding-window-counter or calendar; null for a composite
  * @param capacity the burst size in tokens (bucket algorithms)

@@ -8,7 +8,10 @@ import io.micronaut.core.bind.annotation.Bindable;
 import java.util.List;
 
 /**
- * One route rule, {@code gridlimit.routes[<index>]} (a list, never a map).
+ * One route rule, {@code gridlimit.routes[<index>]} (a list, never a map). The list is the one of the property source
+ * of highest precedence that writes any of it, replacing the lower ones' whole (so a rule never inherits a setting
+ * from another source's rule at its index; {@link io.gridlimit.micronaut.config.sources.ConfigurationSources}), in any
+ * form Micronaut reads ({@code routes: [{…}]}, {@code gridlimit.routes[0].key[0]=…}, {@code …key=a,b}).
  *
  * @param index the position in {@code gridlimit.routes}, from 0
  * @param pattern an Ant-style path pattern such as {@code /api/**}

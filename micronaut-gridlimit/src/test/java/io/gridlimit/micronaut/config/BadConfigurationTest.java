@@ -11,6 +11,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,14 +24,15 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
  * Every bad configuration below stops the boot with one message naming the property and the value as written.
- * Each case is a YAML file's text, read by Micronaut's own YAML loader into a property source (so keys are
- * flattened and lists kept exactly as from {@code application.yml}); the configuration bean fails before any grid
+ * Each case is a YAML file's text, written to a file and read by Micronaut's own YAML loader into a property source
+ * (so keys are flattened and lists kept exactly as from {@code application.yml}, and the check reads the file's
+ * scalars as written); the configuration bean fails before any grid
  * member starts, so no case opens a port. {@link #CASES} counts them.
  */
 class BadConfigurationTest {
     /** A valid policy the route cases refer to. */
     private static final String DEMO = "gridlimit:\n  policies:\n    demo: {algorithm: fixed-window, limit: 5, window: 10s}\n";
-    static final int CASES = 126;
+    static final int CASES = 130;
 
     static Stream<Arguments> bad() {
         return Stream.of(
@@ -205,6 +208,17 @@ class BadConfigurationTest {
                 bad("bad band max-debt", "gridlimit: {policies: {t: {bands: {burst: {algorithm: gcra, capacity: 5, "
                         + "refill-tokens: 1, refill-period: 1s, max-debt: 1000000000000001}}}}}",
                         "gridlimit.policies.t.bands.burst.max-debt: '1000000000000001' is refused"),
+                // quantities quoted as written, against SPEC §1's ranges (not Java's long range, not YAML's 1000.0)
+                bad("capacity beyond a long", bucket("99999999999999999999", "1", "1s"),
+                        "gridlimit.policies.x.capacity: '99999999999999999999' is out of range [1, 1000000000000000]"),
+                bad("max-debt beyond a long", "gridlimit: {policies: {x: {algorithm: fixed-window, limit: 5, "
+                        + "window: 1s, max-debt: -99999999999999999999}}}", "gridlimit.policies.x.max-debt: "
+                        + "'-99999999999999999999' is out of range [0, 1000000000000000]"),
+                bad("capacity 1e3", "gridlimit: {policies: {x: {algorithm: token-bucket, capacity: 1e3, "
+                        + "refill-tokens: 1, refill-period: 1s}}}",
+                        "gridlimit.policies.x.capacity: '1e3' is not a whole number"),
+                bad("cost 1.5e1", DEMO + "  routes: [{pattern: /a, policy: demo, cost: 1.5e1}]",
+                        "gridlimit.routes[0].cost: '1.5e1' is not a whole number"),
                 bad("fractional max-debt", "gridlimit: {policies: {x: {algorithm: fixed-window, limit: 5, window: 1s,"
                         + " max-debt: 1.5}}}", "gridlimit.policies.x.max-debt: '1.5' is not a whole"),
                 bad("bad shadow flag", "gridlimit: {policies: {x: {algorithm: fixed-window, limit: 5, window: 1s, "
@@ -433,11 +447,15 @@ class BadConfigurationTest {
                 .properties(Map.of("micronaut.application.name", "gl-bad")).properties(base).start();
     }
 
+    /** The text as a YAML file: read by Micronaut's loader, its origin the file (which the check reads again). */
     private static PropertySource yaml(String text, int priority) {
         try {
+            Path file = Files.createTempFile("gl-bad", ".yml");
+            file.toFile().deleteOnExit();
+            Files.writeString(file, text);
             Map<String, Object> map = new YamlPropertySourceLoader().read("bad",
                     new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)));
-            return PropertySource.of("bad", map, priority);
+            return PropertySource.of("bad", map, PropertySource.Origin.of(file.toString()), priority);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }

@@ -1,17 +1,13 @@
-package io.gridlimit.micronaut.config;
+package io.gridlimit.micronaut.config.sources;
 
+import io.gridlimit.micronaut.config.PolicyDefinitions;
+import io.gridlimit.api.Band;
 import io.micronaut.context.ApplicationContext;
-import io.micronaut.context.annotation.Property;
-import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.env.PropertySource;
 import io.micronaut.context.env.SystemPropertiesPropertySource;
-import io.micronaut.core.annotation.AnnotationMetadata;
 import io.micronaut.core.annotation.Nullable;
-import io.micronaut.core.io.service.SoftServiceLoader;
 import io.micronaut.core.naming.NameUtils;
 import io.micronaut.core.type.Argument;
-import io.micronaut.inject.BeanDefinition;
-import io.micronaut.inject.BeanDefinitionReference;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 
@@ -23,66 +19,58 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
  * Reads every property source as written, before anything is bound, and records one message per wrong
- * {@code gridlimit.*} property ({@code <path>: <what is wrong with 'value'>}).
+ * {@code gridlimit.*} property ({@code <path>: <what is wrong with 'value'>}), the value quoted as written (a YAML
+ * {@code 1e3} as {@code 1e3}, not as the {@code 1000.0} YAML reads).
  *
- * <p>Known names come from the classpath, not from a list: every {@code @ConfigurationProperties} /
- * {@code @EachProperty} component, {@code @Property} and {@code @Requires(property)} of any bean definition (enabled
- * or not), and {@code ${gridlimit.…}} placeholders in annotations and in the property sources themselves. Files
- * and maps are checked strictly: an unknown name, or a top-level name within two edits of {@code gridlimit}, is
- * refused with the nearest known name; keys are compared after Micronaut's normalisation (kebab case), keys inside
- * list elements exactly. Environment variables and system properties are shared by every program of the process,
- * so there an unknown name is refused only when it is within two edits of a known name or lies in a known section
- * ({@code gridlimit.hazelcast.…}); an environment variable is known when any dotted form Micronaut derives from
- * it is. A known name must hold a value of its type within its {@code @Min}/{@code @Max}; a map key (policy or
- * band name) must be one Micronaut keeps as written. Not thread-safe: one instance per boot.
+ * <p>Known names are {@link KnownNames}'. Files and maps are checked strictly: an unknown name, or a top-level name
+ * within two edits of {@code gridlimit}, is refused with the nearest known name; keys are compared after Micronaut's
+ * normalisation (kebab case), keys inside list elements exactly. A list is written whole ({@code a: [x, y]},
+ * {@code a=x,y}) or entry by entry ({@code a[0]=x}) at every level ({@code gridlimit.routes[0].key[0]}); a numbered
+ * key ({@code gridlimit.routes.0.pattern}), which Micronaut never binds, is refused. Environment variables and system
+ * properties are shared by every program of the process, so there an unknown name is refused only when it is within
+ * two edits of a known name or lies in a known section ({@code gridlimit.hazelcast.…}); an environment variable is
+ * known when any dotted form Micronaut derives from it is, and one that would set an entry of a list
+ * ({@code GRIDLIMIT_ROUTES_0_PATTERN}, which Micronaut reads as {@code gridlimit.routes[0]pattern}, so it would be
+ * ignored; {@code GRIDLIMIT_EXEMPT_0}, which would edit a lower source's list in place) is refused, pointing to a
+ * configuration file. A known name must hold a value of its type within its {@code @Min}/{@code @Max}
+ * (a quantity without them within SPEC §1's [1, 10^15]); a map key (policy or band name) must be one Micronaut keeps
+ * as written. Not thread-safe: one instance per boot.
  */
 final class PropertyCheck {
-    private static final String ROOT = "gridlimit";
-    private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{\\s*(gridlimit\\.[^:}\\s]+)");
+    private static final String ROOT = KnownNames.ROOT;
     private static final Pattern INTEGER = Pattern.compile("[+-]?[0-9]+");
+    private static final String CONFIG_FILE = "set the list in a configuration file (MICRONAUT_CONFIG_FILES=/path/to/"
+            + "override.yml, whose list replaces the whole list)";
 
-    private final Map<String, Argument<?>> known = new HashMap<>();
-    private final Map<String, Pattern> patterns = new HashMap<>();
-    private final List<Pattern> sections = new ArrayList<>();
+    private final KnownNames known;
+    private final Set<String> lists;
     private final Map<String, String> spellings = new HashMap<>();
     private final ApplicationContext context;
+    /** The scalars of the YAML source being read, as written, by path; empty for other sources. */
+    private Map<String, String> written = Map.of();
     final Set<String> errors = new TreeSet<>();
     final Set<String> ignored = new TreeSet<>();
 
-    PropertyCheck(ApplicationContext context) {
+    PropertyCheck(ApplicationContext context, ConfiguredLists configured) {
         this.context = context;
-        List<BeanDefinitionReference> references = new ArrayList<>();
-        SoftServiceLoader.load(BeanDefinitionReference.class, context.getClassLoader()).collectAll(references);
-        for (BeanDefinitionReference<?> reference : references) {
-            collect(reference.getAnnotationMetadata(), null);
-            try {
-                BeanDefinition<?> d = reference.load(context);
-                List<Argument<?>> arguments = new ArrayList<>(Arrays.asList(d.getConstructor().getArguments()));
-                d.getInjectedMethods().forEach(m -> arguments.addAll(Arrays.asList(m.getArguments())));
-                d.getInjectedFields().forEach(f -> arguments.add(f.asArgument()));
-                arguments.forEach(a -> collect(a.getAnnotationMetadata(), a));
-            } catch (RuntimeException | LinkageError e) {
-                // a definition whose classes are absent declares nothing this application can set
-            }
-        }
+        this.known = configured.names();
+        this.lists = known.topLevelLists();
+        errors.addAll(configured.errors());
         for (PropertySource source : context.getEnvironment().getPropertySources()) {
-            source.forEach(k -> placeholders(String.valueOf(source.get(k))));
-        }
-        for (String n : known.keySet()) {
-            patterns.put(n, pattern(n));
-            for (int end = n.lastIndexOf('.'); end > 0; end = n.lastIndexOf('.', end - 1)) {
-                sections.add(pattern(n.substring(0, end)));
+            if (ConfiguredLists.isPublished(source)) {
+                continue;
             }
-        }
-        for (PropertySource source : context.getEnvironment().getPropertySources()) {
             boolean env = source.getConvention() == PropertySource.PropertyConvention.ENVIRONMENT_VARIABLE;
             boolean shared = env || source instanceof SystemPropertiesPropertySource;
+            written = source.getOrigin().location().matches(".*\\.ya?ml")
+                    ? YamlKeys.read(source, context.getEnvironment(), errors) : Map.of();
             for (String key : source) {
                 if (env) {
                     environmentVariable(key, source.get(key));
@@ -90,53 +78,21 @@ final class PropertyCheck {
                     visit(key, source.get(key), shared);
                 }
             }
-            if (source.getOrigin().location().matches(".*\\.ya?ml")) {
-                YamlKeys.duplicates(source, context.getEnvironment(), errors);
-            }
         }
     }
 
-    private static Pattern pattern(String name) {
-        return Pattern.compile(Pattern.quote(name).replace("[*]", "\\E\\[[0-9]+\\]\\Q")
-                .replace("*", "\\E([^.\\[]+)\\Q"));
-    }
-
-    private void collect(AnnotationMetadata metadata, @Nullable Argument<?> argument) {
-        metadata.stringValue(Property.class, "name").ifPresent(n -> add(n, argument));
-        metadata.getAnnotationValuesByType(Requires.class)
-                .forEach(r -> r.stringValue("property").ifPresent(n -> add(n, null)));
-        for (String annotation : metadata.getAnnotationNames()) {
-            metadata.getValues(annotation).values().forEach(v -> placeholders(String.valueOf(v)));
-        }
-    }
-
-    private void placeholders(String text) {
-        PLACEHOLDER.matcher(text).results().forEach(m -> add(m.group(1), null));
-    }
-
-    private void add(String name, @Nullable Argument<?> argument) {
-        if (name.startsWith(ROOT + ".") && (argument != null || !known.containsKey(name))) {
-            known.put(name, argument);
-        }
-    }
-
-    /** Micronaut's form of a key written in a file: kebab case, {@code .0.} as {@code [0]}. */
+    /** Micronaut's form of a key written in a file: kebab case. */
     private static String normalise(String key) {
-        return NameUtils.hyphenate(key, true).replaceAll("\\.([0-9]+)(?=\\.|$)", "[$1]");
+        return NameUtils.hyphenate(key, true);
     }
 
     private @Nullable String match(String key) {
-        for (Map.Entry<String, Pattern> p : patterns.entrySet()) {
-            if (p.getValue().matcher(key).matches()) {
-                return p.getKey();
-            }
-        }
-        String list = key.replaceAll("\\[[0-9]+\\]$", "");
-        return !list.equals(key) && known.get(list) != null
-                && Collection.class.isAssignableFrom(known.get(list).getType()) ? list : null;
+        return known.match(key);
     }
 
-    private void environmentVariable(String variable, Object value) {
+    private void environmentVariable(String key, Object value) {
+        // Micronaut's source renames GRIDLIMIT_ROUTES_0_PATTERN to GRIDLIMIT_ROUTES[0]PATTERN: name it as written
+        String variable = key.replaceAll("\\[([0-9]{1,2})\\](?=.)", "_$1_").replaceAll("\\[([0-9]{1,2})\\]$", "_$1");
         String[] parts = variable.toLowerCase(Locale.ROOT).split("_");
         if (parts.length == 0 || parts.length > 12 || Spelling.distance(parts[0], ROOT) > 2) {
             return;
@@ -147,7 +103,23 @@ final class PropertyCheck {
             for (int i = 1; i < parts.length; i++) {
                 form.append((mask >> (i - 1) & 1) == 0 ? '.' : '-').append(parts[i]);
             }
-            forms.add(normalise(form.toString()));
+            // a numbered segment stands for an index, which is how a user means it
+            forms.add(normalise(form.toString()).replaceAll("\\.([0-9]+)(?=\\.|$)", "[$1]"));
+        }
+        for (String form : forms) {
+            for (String list : lists) {
+                if (form.startsWith(list + "[")) {
+                    errors.add(variable + ": an environment variable cannot set one entry of a list (GridLimit "
+                            + "replaces a list whole); " + (known.isList(list) ? "set the whole list ("
+                            + variable.substring(0, list.length()) + "=a,b) or " : "") + CONFIG_FILE);
+                    return;
+                }
+                if (form.equals(list) && !known.isList(list)) {
+                    errors.add(variable + ": " + list + " is a list of settings, which an environment variable "
+                            + "cannot hold; " + CONFIG_FILE);
+                    return;
+                }
+            }
         }
         for (String form : forms) {
             String name = match(form);
@@ -178,7 +150,7 @@ final class PropertyCheck {
         if (name != null) {
             typed(raw, name, value);
             names(raw, key, name);
-        } else if (value instanceof List<?> list && isSection(key + "[0]")) {
+        } else if (value instanceof List<?> list && known.isSection(key + "[0]")) {
             for (int i = 0; i < list.size(); i++) {
                 if (!(list.get(i) instanceof Map<?, ?> element)) {
                     errors.add(raw + "[" + i + "]: '" + list.get(i) + "' is not a map of settings");
@@ -201,11 +173,7 @@ final class PropertyCheck {
 
     private boolean isMapSetting(String key) {
         String name = match(key);
-        return name != null && known.get(name) != null && Map.class.isAssignableFrom(known.get(name).getType());
-    }
-
-    private boolean isSection(String key) {
-        return sections.stream().anyMatch(p -> p.matcher(key).matches());
+        return name != null && known.isMap(name);
     }
 
     private void unknown(String raw, String key, Object value, List<String> forms, boolean shared) {
@@ -219,25 +187,30 @@ final class PropertyCheck {
         }
         for (int end = key.lastIndexOf('.'); end > 0; end = key.lastIndexOf('.', end - 1)) {
             String name = match(key.substring(0, end));
-            if (name != null && known.get(name) != null && end == key.lastIndexOf('.')
-                    && Map.class.isAssignableFrom(known.get(name).getType())) {
+            if (name != null && known.isMap(name) && end == key.lastIndexOf('.')) {
                 return; // one key of a map-typed setting (a plan's policies), used as written
             }
-            if (name != null && known.get(name) != null) {
+            if (name != null && known.isList(name) && key.substring(end + 1).matches("[0-9]+")) {
+                errors.add(raw + ": an entry of the list " + key.substring(0, end) + " is written "
+                        + key.substring(0, end) + "[" + key.substring(end + 1) + "]");
+                return;
+            }
+            if (name != null && known.type(name) != null) {
                 errors.add(key.substring(0, end) + ": '{" + key.substring(end + 1) + "=" + value + "}' is not "
-                        + Spelling.describe(known.get(name)));
+                        + Spelling.describe(known.type(name)));
                 return;
             }
         }
         if (key.startsWith(ROOT + ".routes.")) {
-            errors.add(raw + ": gridlimit.routes is written as a map; it is a list (one '- pattern: …' per rule)");
+            errors.add(raw + ": gridlimit.routes is written as a map; it is a list (one '- pattern: …' per rule, "
+                    + "or gridlimit.routes[0].pattern=…)");
             return;
         }
-        if (isSection(key)) {
+        if (known.isSection(key)) {
             errors.add(raw + ": '" + value + "' is not a map of settings, or is empty");
             return;
         }
-        for (String name : known.keySet()) {
+        for (String name : known.names()) {
             java.util.regex.Matcher m = Pattern.compile(Pattern.quote(name).replace("*", "\\E(.+)\\Q")).matcher(key);
             if (name.contains("*") && m.matches()) {
                 errors.add(raw + ": the name '" + m.group(1) + "' contains '.', which Micronaut reads as nested "
@@ -248,7 +221,7 @@ final class PropertyCheck {
         String nearest = null;
         int best = Integer.MAX_VALUE;
         for (String form : forms) {
-            for (String candidate : Spelling.candidates(known.keySet(), form)) {
+            for (String candidate : Spelling.candidates(known.names(), form)) {
                 int d = Spelling.distance(form, candidate);
                 if (d < best) {
                     best = d;
@@ -257,7 +230,7 @@ final class PropertyCheck {
             }
         }
         boolean inSection = forms.stream().anyMatch(f -> f.split("\\.").length > 2
-                && isSection(f.substring(0, f.indexOf('.', ROOT.length() + 1))));
+                && known.isSection(f.substring(0, f.indexOf('.', ROOT.length() + 1))));
         if (shared && best > 2 && !inSection) {
             ignored.add(raw);
         } else {
@@ -267,26 +240,35 @@ final class PropertyCheck {
     }
 
     private void typed(String path, String name, Object value) {
-        Argument<?> type = known.get(name);
+        Argument<?> type = known.type(name);
         if (type == null || Collection.class.isAssignableFrom(type.getType()) || value instanceof Collection) {
             return;
         }
         String text = String.valueOf(value).trim();
+        String quoted = "'" + written.getOrDefault(path, String.valueOf(value)) + "'";
         Class<?> t = type.getType();
         boolean integral = t == int.class || t == long.class || t == Integer.class || t == Long.class;
+        if (integral && INTEGER.matcher(text).matches()) {
+            // the component's Jakarta @Min/@Max, checked on the value as written; a quantity without: SPEC §1
+            BigDecimal v = new BigDecimal(text);
+            OptionalLong min = type.getAnnotationMetadata().longValue(Min.class, "value");
+            OptionalLong max = type.getAnnotationMetadata().longValue(Max.class, "value");
+            long low = min.orElse(name.endsWith(".max-debt") ? 0 : 1);
+            long high = max.orElse(Band.MAX_QUANTITY);
+            boolean bounded = min.isPresent() || max.isPresent();
+            boolean inLong = v.compareTo(BigDecimal.valueOf(Long.MIN_VALUE)) >= 0
+                    && v.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) <= 0;
+            if ((bounded || !inLong) && (v.compareTo(BigDecimal.valueOf(low)) < 0
+                    || v.compareTo(BigDecimal.valueOf(high)) > 0)) {
+                errors.add(path + ": " + quoted + " is out of range [" + low + ", " + high + "]");
+                return;
+            }
+        }
         boolean ok = (t == boolean.class || t == Boolean.class) ? text.matches("(?i)true|false")
                 : (!integral || INTEGER.matcher(text).matches())
                 && context.getConversionService().convert(value, type).isPresent();
         if (!ok) {
-            errors.add(path + ": '" + value + "' is not " + Spelling.describe(type));
-        } else if (integral) {
-            // the component's Jakarta @Min/@Max, checked on the value as written
-            long min = type.getAnnotationMetadata().longValue(Min.class, "value").orElse(Long.MIN_VALUE);
-            long max = type.getAnnotationMetadata().longValue(Max.class, "value").orElse(Long.MAX_VALUE);
-            BigDecimal v = new BigDecimal(text);
-            if (v.compareTo(BigDecimal.valueOf(min)) < 0 || v.compareTo(BigDecimal.valueOf(max)) > 0) {
-                errors.add(path + ": '" + text + "' is out of range [" + min + ", " + max + "]");
-            }
+            errors.add(path + ": " + quoted + " is not " + Spelling.describe(type));
         }
     }
 

@@ -1,4 +1,4 @@
-package io.gridlimit.micronaut.config;
+package io.gridlimit.micronaut.config.sources;
 
 import io.micronaut.core.type.Argument;
 
@@ -45,7 +45,7 @@ final class Spelling {
             }
             return "one of " + String.join(", ", names);
         }
-        return t == Duration.class ? "a duration (e.g. 100ms, 10s, 5m, 1h, 1d or PT10S)"
+        return Collection.class.isAssignableFrom(t) ? "a list" : t == Duration.class ? "a duration (e.g. 100ms, 10s, 5m, 1h, 1d or PT10S)"
                 : t == boolean.class || t == Boolean.class ? "true or false"
                 : t == String.class ? "a text" : "a whole number";
     }

@@ -1,4 +1,4 @@
-package io.gridlimit.micronaut.config;
+package io.gridlimit.micronaut.config.sources;
 
 import io.micronaut.context.env.Environment;
 import io.micronaut.context.env.PropertySource;
@@ -17,29 +17,42 @@ import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * Finds keys written twice in one mapping of a YAML property source under {@code gridlimit} (YAML keeps the last
- * one silently, so a second {@code demo:} policy would replace the first). Loaded only for a YAML source, so
- * SnakeYAML, which Micronaut needs to read YAML at all, is then present.
+ * Reads a YAML property source's text again, for what its parsed values lose: keys written twice in one mapping
+ * under {@code gridlimit} (YAML keeps the last one silently, so a second {@code demo:} policy would replace the
+ * first), and each scalar as written ({@code 1e3}, which YAML reads as the decimal {@code 1000.0}), so that a
+ * message quotes what the user wrote. Loaded only for a YAML source, so SnakeYAML, which Micronaut needs to read
+ * YAML at all, is then present.
  */
 final class YamlKeys {
     private YamlKeys() {
     }
 
-    static void duplicates(PropertySource source, Environment environment, Set<String> errors) {
+    /**
+     * @param source a YAML property source
+     * @param environment to open its file
+     * @param errors receives one message per key written twice under {@code gridlimit}
+     * @return each scalar's text as written by its path ({@code gridlimit.routes[0].cost}); empty when the file
+     *     cannot be read again
+     */
+    static Map<String, String> read(PropertySource source, Environment environment, Set<String> errors) {
         String location = source.getOrigin().location();
+        Map<String, String> written = new HashMap<>();
         try (InputStream in = environment.getResourceAsStream(location)
                 .orElseGet(() -> open(Path.of(location.replaceFirst("^file:", ""))));
              Reader reader = new InputStreamReader(in, StandardCharsets.UTF_8)) {
             for (Node document : new Yaml(new LoaderOptions()).composeAll(reader)) {
-                walk(document, "", location, errors);
+                walk(document, "", location, errors, written);
             }
         } catch (IOException | RuntimeException e) {
             // Micronaut read this source already; a file it could read but this cannot hides no duplicate
         }
+        return written;
     }
 
     private static InputStream open(Path path) {
@@ -50,8 +63,11 @@ final class YamlKeys {
         }
     }
 
-    private static void walk(Node node, String path, String location, Set<String> errors) {
-        if (node instanceof MappingNode mapping) {
+    private static void walk(Node node, String path, String location, Set<String> errors,
+                             Map<String, String> written) {
+        if (node instanceof ScalarNode scalar && path.startsWith("gridlimit")) {
+            written.put(path, scalar.getValue());
+        } else if (node instanceof MappingNode mapping) {
             Set<String> seen = new HashSet<>();
             for (NodeTuple t : mapping.getValue()) {
                 String key = t.getKeyNode() instanceof ScalarNode s ? s.getValue() : String.valueOf(t.getKeyNode());
@@ -60,11 +76,11 @@ final class YamlKeys {
                     errors.add(p + ": written twice in " + location + " (again at line "
                             + (t.getKeyNode().getStartMark().getLine() + 1) + "); YAML would keep only the last");
                 }
-                walk(t.getValueNode(), p, location, errors);
+                walk(t.getValueNode(), p, location, errors, written);
             }
         } else if (node instanceof SequenceNode sequence) {
             for (int i = 0; i < sequence.getValue().size(); i++) {
-                walk(sequence.getValue().get(i), path + "[" + i + "]", location, errors);
+                walk(sequence.getValue().get(i), path + "[" + i + "]", location, errors, written);
             }
         }
     }
