@@ -19,5 +19,5 @@ import jakarta.validation.constraints.Min;
 @ConfigurationProperties("gridlimit.catalog")
 public record CatalogProperties(@Bindable(defaultValue = "true") boolean enabled,
                                 @Bindable(defaultValue = "100000") @Min(1) @Max(100_000_000) int maxOverrides,
-                                @Bindable(defaultValue = "0") @Min(0) long generation) {
+                                @Bindable(defaultValue = "0") @Min(0) @Max(Long.MAX_VALUE) long generation) {
 }

@@ -21,7 +21,7 @@ class CatalogGenerationSettingTest {
         "-1|gridlimit.catalog.generation: '-1' is out of range [0, 9223372036854775807]",
         "two|gridlimit.catalog.generation: 'two' is not a whole number",
         "1.5|gridlimit.catalog.generation: '1.5' is not a whole number",
-        "9223372036854775808|gridlimit.catalog.generation: '9223372036854775808' is not a whole number"})
+        "9223372036854775808|gridlimit.catalog.generation: '9223372036854775808' is out of range [0, 9223372036854775807]"})
     void aGenerationThatIsNotAnIntegerOfZeroOrMoreStopsTheBoot(String value, String message) {
         assertThatThrownBy(() -> ApplicationContext.run(Map.of("micronaut.application.name", "gl-generation",
                 "gridlimit.catalog.generation", value)).close())
