@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # HTTP on Zipf keys (issue 14, item 4): GET /hello of bench/http-app (a Micronaut 4 application depending on the
-# gridlimit-micronaut library as a user's service does), driven by wrk on the same machine, in four modes run one
-# after the other, twice (bare, gridlimit, gridlimit-leases, bucket4j, then again):
+# gridlimit-micronaut library as a user's service does), driven by wrk on the same machine, in five modes run
+# interleaved, ROUNDS times (default 3: bare, grid-floor, gridlimit, gridlimit-leases, bucket4j, then again, ...):
 #   bare              the library's route exempt (gridlimit.exempt): the filter returns at once
+#   grid-floor        the library's route exempt; GridFloorFilter does the least any grid limiter must do per
+#                     request (issue 22 item 4): on the event loop, no thread hop, one asynchronous submitToKey of a
+#                     small fixed state with a TTL on the request's key (GridFloorProcessor), the response written
+#                     when it completes; no policy, algorithm, headers or 429
 #   gridlimit         the library limits /hello: token bucket capacity 1 000, 1 000 per second, key client-ip;
 #                     one EntryProcessor on the embedded member per request (leases off, the default)
 #   gridlimit-leases  the same with gridlimit.leases.enabled: true (docs/SPEC.md §13, default window 500 ms, max-life
@@ -22,7 +26,9 @@
 # Builds first: `mvn -pl micronaut-gridlimit -am install` (grid-core, gridlimit-micronaut and the parent pom into
 # the local Maven repository, as README's orders-service step does), then `mvn -f bench/http-app/pom.xml package`.
 # MVN_ARGS adds Maven options to both (e.g. "-o -Dmaven.repo.local=/path"); SKIP_BUILD=1 uses the jar already built.
-# MODES overrides the modes (default "bare gridlimit gridlimit-leases bucket4j"; the ratios need bare and bucket4j).
+# MODES overrides the modes (default "bare grid-floor gridlimit gridlimit-leases bucket4j"; the ratios need bare,
+# and bucket4j and grid-floor for their columns). ROUNDS sets how many times the modes run (default 3).
+# The summary (per mode: median requests/s and median service CPU µs per request over the rounds) is printed last.
 # WRK_OPTS overrides the measured load (default -t2 -c64 -d15s), WARMUP_SECONDS the warm-up (default 20).
 # PROFILE=<mode> records a JFR (settings=profile, jcmd JFR.start duration=15s as the measured run begins) of that
 # mode's first measured run to <output-dir>/http-skewed-<mode>.jfr (read it with bench/jfr-top.py). Prints a Markdown table and the ratios.
@@ -38,7 +44,8 @@ profile="${PROFILE:-}"
 # shellcheck disable=SC2206 # a list of Maven options
 mvn_args=(${MVN_ARGS:-})
 # shellcheck disable=SC2206 # a list of modes
-modes=(${MODES:-bare gridlimit gridlimit-leases bucket4j})
+modes=(${MODES:-bare grid-floor gridlimit gridlimit-leases bucket4j})
+rounds="${ROUNDS:-3}"
 mkdir -p "$out"
 out_abs="$(cd "$out" && pwd)"
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
@@ -70,6 +77,13 @@ bench:
   bucket4j:
     enabled: true
     thread: blocking
+YML
+cat > "$work/grid-floor.yml" <<'YML'
+gridlimit:
+  exempt: [/health/**, /hello]
+bench:
+  grid-floor:
+    enabled: true
 YML
 cat > "$work/bucket4j-event-loop.yml" <<'YML'
 gridlimit:
@@ -161,7 +175,9 @@ run() { # $1 = a mode
 
 : > "$out/http-skewed-wrk.log"
 echo "uptime before: $(uptime)" > "$out/http-skewed-machine.txt"
-for mode in "${modes[@]}" "${modes[@]}"; do run "$mode"; done
+for _ in $(seq 1 "$rounds"); do
+  for mode in "${modes[@]}"; do run "$mode"; done
+done
 echo "uptime after: $(uptime)" >> "$out/http-skewed-machine.txt"
 {
   for mode in "${modes[@]}"; do
@@ -173,13 +189,25 @@ echo "uptime after: $(uptime)" >> "$out/http-skewed-machine.txt"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|"
   awk '{n[$1]++; printf "| %s | %d | %s | %s | %s | %s | %.1f%% | %s |\n", $1, n[$1], $2, $3, $4, $5, 100 * $5 / $6, $7}' "$work/rows"
   echo
-  echo "| mode | mean requests/s | mean CPU µs per request | ÷ bare (requests/s) | limiting costs | CPU − bare (µs) | ÷ bucket4j (requests/s) | CPU ÷ bucket4j |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-  awk -v modes="${modes[*]}" '{s[$1]+=$2; c[$1]+=$7; n[$1]++} END {
+  echo "| mode | median requests/s | median CPU µs per request | ÷ bare (requests/s) | limiting costs | CPU − bare (µs) | CPU − bare ÷ grid-floor's | ÷ bucket4j (requests/s) | CPU − bare ÷ bucket4j's |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  awk -v modes="${modes[*]}" '
+     function median(list,   v, k, m, i, j, t) {
+       k = split(list, v, " ");
+       for (i = 2; i <= k; i++) { t = v[i] + 0; for (j = i - 1; j >= 1 && v[j] + 0 > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
+       return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+     }
+     {rps[$1] = rps[$1] " " $2; cpu[$1] = cpu[$1] " " $7}
+     END {
        count = split(modes, order, " ");
-       bare=s["bare"]/n["bare"]; cbare=c["bare"]/n["bare"]; b4j=s["bucket4j"]/n["bucket4j"]; cb4j=c["bucket4j"]/n["bucket4j"];
-       for (i = 1; i <= count; i++) { m=order[i]; r=s[m]/n[m]; cpu=c[m]/n[m];
-         printf "| %s | %.0f | %.1f | %.2f | %.0f%% | %+.1f | %.2f | %.2f |\n", m, r, cpu, r/bare, 100*(1-r/bare), cpu-cbare, r/b4j, cpu/cb4j }
-       }' "$work/rows"
-} | tee "$out/http-skewed.md"
+       for (i = 1; i <= count; i++) { m = order[i]; r[m] = median(rps[m]); c[m] = median(cpu[m]) }
+       for (i = 1; i <= count; i++) { m = order[i];
+         floor = ("grid-floor" in c) ? sprintf("%.2f", (c[m] - c["bare"]) / (c["grid-floor"] - c["bare"])) : "-";
+         b4j = ("bucket4j" in c) ? sprintf("%.2f", r[m] / r["bucket4j"]) : "-";
+         cb4j = ("bucket4j" in c) ? sprintf("%.2f", (c[m] - c["bare"]) / (c["bucket4j"] - c["bare"])) : "-";
+         printf "| %s | %.0f | %.1f | %.2f | %.0f%% | %+.1f | %s | %s | %s |\n", m, r[m], c[m], r[m] / r["bare"],
+           100 * (1 - r[m] / r["bare"]), c[m] - c["bare"], floor, b4j, cb4j }
+     }' "$work/rows"
+} > "$out/http-skewed.md"
 cat "$out/http-skewed-keys.txt" "$out/http-skewed-machine.txt"
+cat "$out/http-skewed.md"

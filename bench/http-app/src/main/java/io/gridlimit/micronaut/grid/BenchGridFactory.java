@@ -4,6 +4,7 @@ import com.hazelcast.config.Config;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import io.github.bucket4j.grid.hazelcast.HazelcastProxyManager;
+import io.gridlimit.bench.http.GridFloorProcessor;
 import io.gridlimit.grid.GridLimitHazelcast;
 import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.micronaut.config.HazelcastMode;
@@ -18,7 +19,8 @@ import jakarta.inject.Singleton;
  * The HTTP bench's one embedded member, in every mode of {@code bench/http-skewed.sh}: the library's own member
  * configuration ({@link GridFactory#memberConfig}, the reason this class sits in the library's package: split
  * package, bench only, the library unchanged) plus Bucket4j's custom serializers (type ids from
- * {@value #BUCKET4J_TYPE_ID_BASE}, as Bucket4j's Hazelcast integration asks and as {@code BenchMember} registers them),
+ * {@value #BUCKET4J_TYPE_ID_BASE}, as Bucket4j's Hazelcast integration asks and as {@code BenchMember} registers them)
+ * and the grid floor's processor factory ({@link GridFloorProcessor#FACTORY_ID}),
  * then GridLimit's serialization and map configuration exactly as {@link GridFactory#hazelcastInstance} adds them. So
  * the member is the same whether the library or the Bucket4j filter limits the route.
  */
@@ -44,6 +46,8 @@ public class BenchGridFactory {
         }
         Config member = GridFactory.memberConfig(config.hazelcast());
         HazelcastProxyManager.addCustomSerializers(member.getSerializationConfig(), BUCKET4J_TYPE_ID_BASE);
+        member.getSerializationConfig().addDataSerializableFactory(GridFloorProcessor.FACTORY_ID,
+                GridFloorProcessor.factory());
         if (timeSource instanceof GridTimeSource) {
             GridLimitHazelcast.configure(member);
         } else {
