@@ -33,7 +33,7 @@ public final class ServiceJvm implements AutoCloseable {
     }
 
     /**
-     * @param environment environment variables to add
+     * @param environment environment variables to add (the machine's own GRIDLIMIT_* and MICRONAUT_* ones are removed)
      * @param properties system properties to add or replace (after the defaults above)
      * @return the started process (not yet serving)
      * @throws IOException when it cannot be started
@@ -57,6 +57,8 @@ public final class ServiceJvm implements AutoCloseable {
         output.toFile().deleteOnExit();
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(output.toFile());
+        // the machine's GRIDLIMIT_* and MICRONAUT_* variables (.ci/run exports GRIDLIMIT_BASE_IMAGE) are not the test's
+        builder.environment().keySet().removeIf(name -> name.startsWith("GRIDLIMIT_") || name.startsWith("MICRONAUT_"));
         builder.environment().putAll(environment);
         Process process = builder.start();
         process.getOutputStream().close();
