@@ -102,7 +102,7 @@ class MonitoredServiceTest {
         helloFromClients(2, CLIENTS);
         gridStatus.refresh();
         afterAllClients = scrape();
-        demoMapMBean = awaitMapMBean(member, "gridlimit.demo", CLIENTS);
+        demoMapMBean = awaitMapMBean(member, "gridlimit.demo", CLIENTS, 5L * CLIENTS);
 
         member.getLifecycleService().terminate();
         statuses.add(hello(CLIENT_PREFIX + (CLIENTS + 1)).statusCode());
@@ -310,14 +310,21 @@ class MonitoredServiceTest {
      * Waits for the member's metrics collection (every {@code collection-frequency-seconds}) to publish the map's
      * statistics over JMX with the expected entry count, and returns that MBean's attributes.
      */
-    private static Map<String, Object> awaitMapMBean(HazelcastInstance member, String map, long entries) {
+    /**
+     * Waits for a snapshot of the map's statistics (Hazelcast collects them on a timer, so a snapshot may be taken
+     * while the script's last client is mid-way) that holds {@code entries} entries and at least {@code puts} puts:
+     * a snapshot with fewer puts is one taken too early and a later one is awaited (at most 60 s); more puts than
+     * {@code puts} are kept, for the test's exact assertion to fail on.
+     */
+    private static Map<String, Object> awaitMapMBean(HazelcastInstance member, String map, long entries, long puts) {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         Map<String, Object> attributes = new LinkedHashMap<>();
         Awaitility.await("JMX statistics of " + map).atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofMillis(200)).until(() -> {
                     attributes.clear();
                     attributes.putAll(mapMBean(server, member.getName(), map));
-                    return Long.valueOf(entries).equals(attributes.get("ownedEntryCount"));
+                    return Long.valueOf(entries).equals(attributes.get("ownedEntryCount"))
+                            && attributes.get("putCount") instanceof Long p && p >= puts;
                 });
         return attributes;
     }
