@@ -43,8 +43,11 @@ import java.util.random.RandomGenerator;
  *   {@code tokens + u <= C}, so returning {@code u} is exact; once it has ended the bucket may have filled up
  *   and been drawn on since, and returning {@code u} then would give more than the exact limiter has (a jqwik
  *   counterexample: 2 tokens left, 12 unused returned after the end, 14 where the exact limiter has 13).</li>
- *   <li><b>Clock.</b> Ends are owner time. A step back holds the cap longer (errs towards denying); a step
- *   forward past an end lifts it early: the holder, which counts the lease's life from before it asked on its
+ *   <li><b>Clock.</b> Ends are owner time. A step back holds the cap longer (errs towards denying), but a lease
+ *   whose record a reading at or after its end dropped stays ended: the state's
+ *   {@link ReservedState#expiredThroughNanos()} moves up to that end, so its reservation answers {@code expired}
+ *   at any later reading, before the end too, and its units stay consumed (a step back frees nothing). A step
+ *   forward past an end lifts the cap early: the holder, which counts the lease's life from before it asked on its
  *   own monotonic clock, may still spend its unused units (at most {@code g}, at most {@code D}) while the owner
  *   refills, as a forward step refills any bucket (SPEC §2).</li>
  *   <li><b>Policy change.</b> Open leases stay on the state carried over ({@link CarryOver}); the cap applies to
@@ -87,20 +90,26 @@ final class Leases {
         }
         LimiterState inner = r.inner();
         int from = 0;
+        long endedNanos = Long.MIN_VALUE;
         while (from < n && r.leaseEndsAtNanos[from] <= nowNanos) {
             long end = r.leaseEndsAtNanos[from];
             inner = capInner(inner, policy, unitsFrom(r, from), end);
             while (from < n && r.leaseEndsAtNanos[from] == end) {
                 from++;
             }
+            endedNanos = end;
         }
         inner = capInner(inner, policy, unitsFrom(r, from), nowNanos);
         if (from == 0 && inner == r.inner()) {
             return r;
         }
-        return r.withLeases(inner, Arrays.copyOfRange(r.leaseIds, from, n), Arrays.copyOfRange(r.leaseUnits, from, n),
-                Arrays.copyOfRange(r.leaseEndsAtNanos, from, n), Arrays.copyOfRange(r.leaseHolderHigh, from, n),
-                Arrays.copyOfRange(r.leaseHolderLow, from, n));
+        ReservedState left = r.withLeases(inner, Arrays.copyOfRange(r.leaseIds, from, n),
+                Arrays.copyOfRange(r.leaseUnits, from, n), Arrays.copyOfRange(r.leaseEndsAtNanos, from, n),
+                Arrays.copyOfRange(r.leaseHolderHigh, from, n), Arrays.copyOfRange(r.leaseHolderLow, from, n));
+        // an ended lease stays ended (SPEC §2, §13): its reservation expired at its end, and with its record gone a
+        // reading stepped back before that end must not find it settleable again (its give-back would return units
+        // the bucket may have refilled past and lent out since)
+        return from == 0 ? left : left.expiredThrough(endedNanos);
     }
 
     /** The units out on the leases from index {@code from} on, saturating. */

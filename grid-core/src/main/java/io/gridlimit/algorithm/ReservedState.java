@@ -293,6 +293,16 @@ public final class ReservedState implements LimiterState {
                 lastFullNanos, false);
     }
 
+    /**
+     * @return this state with every reservation expiring at or before {@code nanos} expired whatever the reading (the
+     *     later of {@code nanos} and {@link #expiredThroughNanos()}: it never moves back)
+     */
+    ReservedState expiredThrough(long nanos) {
+        return nanos <= expiredThroughNanos ? this : new ReservedState(inner, stateId, secretHigh, secretLow, nextId,
+                holdUntilNanos, closedBelow, settledIds, settledExpiresAtNanos, settledActuals, leaseIds, leaseUnits,
+                leaseEndsAtNanos, leaseHolderHigh, leaseHolderLow, nanos, lastFullNanos, false);
+    }
+
     @Override
     public boolean equals(Object o) {
         return this == o || (o instanceof ReservedState s && inner.equals(s.inner) && stateId == s.stateId

@@ -197,6 +197,50 @@ class LeasesTest {
         assertThat(k.available(T0 + 5 * S + 950 * MS)).isEqualTo(900); // 950 refilled, capped at C − 100
     }
 
+    /**
+     * A lease that ended stays ended after a clock step back (docs/SPEC.md §2, §13): once a write at or after its
+     * end dropped its record, a give-back at a reading stepped back before that end answers {@code expired}, as it
+     * would have at the reading before the step. Capacity 20, 20 tokens per second (one per 50 ms, hold 1 s).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"TOKEN_BUCKET", "GCRA"})
+    void aLeaseThatEndedStaysEndedAfterAClockStepBack(Algorithm algorithm) {
+        LeasedKey k = new LeasedKey(bucket(algorithm, 20));
+        // T0: a lease of 12 until T0 + 200 ms; the holder spends 1 (the request in hand) and keeps 11 unused
+        LeaseGrant g = k.lease(1, 12, 200 * MS, T0);
+        assertThat(g.grantedUnits()).isEqualTo(12);
+        assertThat(g.leaseEndNanos()).isEqualTo(T0 + 200 * MS);
+        Reservation lease = g.outcome().decision().reservation();
+        // T0 + 100 ms: 8 + 2 refilled, capped at C − 12 = 8; a reservation of 1 (expiring at T0 + 1.1 s) keeps the
+        // key's reservation bookkeeping beyond the lease's end: 7
+        Outcome reserved = RateLimitAlgorithms.reserve(k.state, k.policy, k.key, 1, T0 + 100 * MS, k.random);
+        assertThat(reserved.decision().allowed()).isTrue();
+        k.state = reserved.state();
+        // the lease ends at T0 + 200 ms with 7 + 2 capped at 8; 550 ms refill 11 more: 19 at T0 + 750 ms, never full
+        assertThat(k.available(T0 + 750 * MS)).isEqualTo(19);
+        assertThat(k.take(19, T0 + 750 * MS).allowed()).isTrue(); // this write drops the ended lease's record
+        ReservedState afterEnd = (ReservedState) k.state;
+        assertThat(afterEnd.leaseCount()).isZero();
+        assertThat(afterEnd.expiredThroughNanos()).isEqualTo(T0 + 200 * MS);
+        // the owner's clock steps back 600 ms, to T0 + 150 ms, before the lease's end: the rebase keeps 0 tokens
+        assertThat(k.available(T0 + 150 * MS)).isZero();
+        // the holder's late give-back of its 11 unused units: the lease ended before the step, so it stays expired
+        // and its units stay consumed. (Before the fix it was settled and 11 came back, while the exact limiter, on
+        // the real clock at T0 + 750 ms, had 1 left: 19 at T0, full from T0 + 50 ms on, 1 reserved at T0 + 100 ms,
+        // full again, 19 taken at T0 + 750 ms. Admitting those 11 would have been 10 above the limit.)
+        Settlement s = k.settle(lease, 1, T0 + 150 * MS);
+        assertThat(s.status()).isEqualTo(Settlement.Status.EXPIRED);
+        assertThat(k.available(T0 + 150 * MS)).isZero();
+        // a retry after the clock caught up answers the same
+        assertThat(k.settle(lease, 1, T0 + 800 * MS).status()).isEqualTo(Settlement.Status.EXPIRED);
+        // the exact limiter on the real clock, seeing only the admitted requests, has 1 left at T0 + 750 ms
+        LeasedKey exact = new LeasedKey(k.policy);
+        assertThat(exact.take(1, T0).allowed()).isTrue();
+        assertThat(exact.take(1, T0 + 100 * MS).allowed()).isTrue();
+        assertThat(exact.take(19, T0 + 750 * MS).allowed()).isTrue();
+        assertThat(exact.available(T0 + 750 * MS)).isEqualTo(1);
+    }
+
     @ParameterizedTest
     @EnumSource(value = Algorithm.class, names = {"TOKEN_BUCKET", "GCRA"})
     void aPolicyChangeKeepsTheLeasesUnderTheNewCapacity(Algorithm algorithm) {
