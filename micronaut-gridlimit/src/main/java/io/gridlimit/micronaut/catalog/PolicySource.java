@@ -9,7 +9,7 @@ import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.micronaut.config.PlanProperties;
 import io.gridlimit.micronaut.config.RouteProperties;
 import io.gridlimit.micronaut.config.RouteRule;
-import io.gridlimit.micronaut.filter.ClientIpResolver;
+import io.gridlimit.micronaut.key.ClientIpResolver;
 import io.gridlimit.micronaut.metrics.CatalogMetrics;
 import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Context;
@@ -79,7 +79,8 @@ public class PolicySource {
      * @param clientIp decides whether a peer is a trusted proxy
      * @param selectors the application's plan selector, if any
      * @param metrics the catalog's meters
-     * @param annotated the {@code @RateLimited} rules, whose policies are registered as references too
+     * @param annotated the rules doors declare (the {@code @RateLimited} ones), whose policies are registered as
+     *     references too
      * @param disagreements seeds the configured policies and reports where they disagree with the catalog
      * @throws ConfigurationException naming each bad plan property and value
      */
@@ -87,7 +88,7 @@ public class PolicySource {
                         CatalogProperties properties, Collection<PlanProperties> plans,
                         Collection<RouteProperties> routes, ClientIpResolver clientIp,
                         BeanProvider<PolicySelector> selectors, CatalogMetrics metrics,
-                        BeanProvider<io.gridlimit.micronaut.filter.RateLimitedRoutes> annotated,
+                        BeanProvider<DeclaredRules> annotated,
                         PolicyDisagreements disagreements) {
         this.config = config;
         this.clientIp = clientIp;
