@@ -2,7 +2,7 @@ package io.gridlimit.micronaut.catalog;
 
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
-import io.gridlimit.grid.HazelcastRateLimiter;
+import io.gridlimit.grid.GridOperations;
 import io.gridlimit.grid.PolicyCatalog;
 import io.gridlimit.micronaut.PolicySelector;
 import io.gridlimit.micronaut.config.GridLimitConfig;
@@ -98,9 +98,10 @@ public class PolicySource {
         Map<String, Set<String>> refs = references(annotated.isPresent() ? annotated.get().rules() : List.of());
         this.routed = Set.copyOf(refs.keySet());
         PolicyCatalog c = null;
-        if (properties.enabled() && limiters.get() instanceof HazelcastRateLimiter hazelcast) {
+        Optional<GridOperations> grid = properties.enabled() ? GridOperations.of(limiters.get()) : Optional.empty();
+        if (grid.isPresent()) {
             c = catalogs.get();
-            hazelcast.useCatalog(c);
+            grid.get().useCatalog(c);
             disagreements.watch(c, routed);
             if (!disagreements.seed()) {
                 c.onReconnect(disagreements::seed); // a client not yet connected seeds when it connects
