@@ -40,9 +40,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * from units the key's owner leased to this limiter, never above the limit; {@link #tryAcquire}, {@link #reserve}
  * and {@link #reserveAsync} always ask the owner. {@link #close()} gives the unused units back.
  *
+ * <p>What it offers beyond decisions (its instance, owned-key counts, lease counts, the catalog) is
+ * {@link GridOperations}, which code outside grid-core obtains with {@link GridOperations#of}, never by a cast.
+ *
  * <p>Thread-safe.
  */
-public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
+public final class HazelcastRateLimiter implements RateLimiter, GridOperations, AutoCloseable {
     /** Threads of the callback pool by default: the number of CPUs, at least 2, at most 16. */
     public static final int DEFAULT_ASYNC_THREADS =
             Math.min(16, Math.max(2, Runtime.getRuntime().availableProcessors()));
@@ -255,6 +258,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
      *
      * @return the counts since this limiter was built, or null when leases are off
      */
+    @Override
     public LeaseStats leaseStats() {
         return leases == null ? null : leases.stats();
     }
@@ -323,6 +327,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
      * @throws NullPointerException if {@code policyName} is null
      * @throws IllegalStateException if this limiter is closed
      */
+    @Override
     public OptionalLong localOwnedKeyCount(String policyName) {
         Objects.requireNonNull(policyName, "policyName");
         checkOpen();
@@ -333,6 +338,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
     }
 
     /** @return the Hazelcast instance decisions go through (not owned by this limiter) */
+    @Override
     public HazelcastInstance instance() {
         return instance;
     }
@@ -402,6 +408,7 @@ public final class HazelcastRateLimiter implements RateLimiter, AutoCloseable {
      * @param catalog the grid's policy catalog of this instance, or null to stop
      * @return this limiter
      */
+    @Override
     public HazelcastRateLimiter useCatalog(PolicyCatalog catalog) {
         maps.useCatalog(catalog);
         return this;

@@ -16,9 +16,8 @@ import io.gridlimit.envoy.config.RlsRule;
 import io.gridlimit.internal.Futures;
 import io.gridlimit.micronaut.config.FailureMode;
 import io.gridlimit.micronaut.config.GridLimitConfig;
-import io.gridlimit.micronaut.filter.LocalFallback;
-import io.gridlimit.micronaut.filter.RateLimitHeaders;
-import io.gridlimit.micronaut.filter.ResponseWriter;
+import io.gridlimit.micronaut.decide.LocalFallback;
+import io.gridlimit.micronaut.decide.RateLimitHeaders;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.gridlimit.micronaut.problem.Problem;
 import io.gridlimit.time.SystemTimeSource;
@@ -536,7 +535,7 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                     detail = "Quota of policy '" + violated + "' exceeded; retry after " + seconds + " s.";
                 }
                 headers.put("content-type", Problem.MEDIA_TYPE);
-                response.setRawBody(ByteString.copyFrom(problem(new Problem(ResponseWriter.QUOTA_EXCEEDED,
+                response.setRawBody(ByteString.copyFrom(problem(new Problem(Problem.QUOTA_EXCEEDED,
                         "Request cannot be satisfied as assigned quota has been exceeded", 429, detail,
                         List.of(violated)))));
             }

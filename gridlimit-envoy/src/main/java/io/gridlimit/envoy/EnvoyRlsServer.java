@@ -3,7 +3,7 @@ package io.gridlimit.envoy;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.envoy.config.RlsRule;
-import io.gridlimit.grid.HazelcastRateLimiter;
+import io.gridlimit.grid.GridOperations;
 import io.gridlimit.local.LocalRateLimiter;
 import io.gridlimit.micronaut.config.FailureMode;
 import io.gridlimit.micronaut.config.GridLimitConfig;
@@ -78,7 +78,7 @@ public class EnvoyRlsServer {
             return;
         }
         List<Policy> policies = settings.rules().policies();
-        if (limiter instanceof HazelcastRateLimiter grid) {
+        GridOperations.of(limiter).ifPresent(grid -> {
             for (Policy p : policies) {
                 try {
                     grid.localOwnedKeyCount(p.name()); // creates the map proxy now, never on an event loop
@@ -86,7 +86,7 @@ public class EnvoyRlsServer {
                     LOG.warn("could not prepare the map of policy '{}': {}", p.name(), e.toString());
                 }
             }
-        }
+        });
         if (config.failureMode() == FailureMode.LOCAL) {
             List<String> none = new ArrayList<>();
             for (RlsRule r : settings.rules().rules()) {

@@ -1,7 +1,7 @@
 package io.gridlimit.envoy;
 
 import io.gridlimit.api.RateLimiter;
-import io.gridlimit.micronaut.filter.LocalFallback;
+import io.gridlimit.micronaut.decide.LocalFallback;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Requires;

@@ -3,8 +3,8 @@ package io.gridlimit.envoy;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
-import io.gridlimit.micronaut.filter.GiveBacks;
-import io.gridlimit.micronaut.filter.LocalFallback;
+import io.gridlimit.micronaut.decide.GiveBacks;
+import io.gridlimit.micronaut.decide.LocalFallback;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 
 /**

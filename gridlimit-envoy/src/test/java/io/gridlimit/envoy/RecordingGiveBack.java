@@ -3,7 +3,7 @@ package io.gridlimit.envoy;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
-import io.gridlimit.micronaut.filter.LocalFallback;
+import io.gridlimit.micronaut.decide.LocalFallback;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Replaces;

@@ -11,8 +11,7 @@ import io.micronaut.http.MutableHttpResponse;
  */
 final class ApiProblems {
     /** Problem type of a 503 when the grid does not answer: draft-ietf-httpapi-ratelimit-headers-11, §7.2. */
-    static final String TEMPORARY_REDUCED_CAPACITY =
-            "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
+    static final String TEMPORARY_REDUCED_CAPACITY = Problem.TEMPORARY_REDUCED_CAPACITY;
 
     /** Its title, as the HTTP filter's 503 writes it. */
     static final String TEMPORARY_REDUCED_CAPACITY_TITLE =

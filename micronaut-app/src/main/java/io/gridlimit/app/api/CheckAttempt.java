@@ -3,7 +3,7 @@ package io.gridlimit.app.api;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.micronaut.catalog.PolicySource;
-import io.gridlimit.micronaut.filter.GiveBacks;
+import io.gridlimit.micronaut.decide.GiveBacks;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.gridlimit.app.api;
 
 import io.gridlimit.app.Application;
-import io.gridlimit.micronaut.filter.PathNormalizer;
+import io.gridlimit.micronaut.key.PathNormalizer;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.order.Ordered;

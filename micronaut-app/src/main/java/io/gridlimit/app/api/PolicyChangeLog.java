@@ -2,7 +2,7 @@ package io.gridlimit.app.api;
 
 import io.gridlimit.api.Policy;
 import io.gridlimit.grid.PolicyRecord;
-import io.gridlimit.micronaut.filter.KeyResolver;
+import io.gridlimit.micronaut.key.KeyResolver;
 import io.gridlimit.micronaut.metrics.CatalogMetrics;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpHeaders;

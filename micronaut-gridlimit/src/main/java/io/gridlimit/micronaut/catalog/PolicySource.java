@@ -2,14 +2,14 @@ package io.gridlimit.micronaut.catalog;
 
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
-import io.gridlimit.grid.HazelcastRateLimiter;
+import io.gridlimit.grid.GridOperations;
 import io.gridlimit.grid.PolicyCatalog;
 import io.gridlimit.micronaut.PolicySelector;
 import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.micronaut.config.PlanProperties;
 import io.gridlimit.micronaut.config.RouteProperties;
 import io.gridlimit.micronaut.config.RouteRule;
-import io.gridlimit.micronaut.filter.ClientIpResolver;
+import io.gridlimit.micronaut.key.ClientIpResolver;
 import io.gridlimit.micronaut.metrics.CatalogMetrics;
 import io.micronaut.context.BeanProvider;
 import io.micronaut.context.annotation.Context;
@@ -79,7 +79,8 @@ public class PolicySource {
      * @param clientIp decides whether a peer is a trusted proxy
      * @param selectors the application's plan selector, if any
      * @param metrics the catalog's meters
-     * @param annotated the {@code @RateLimited} rules, whose policies are registered as references too
+     * @param annotated the rules doors declare (the {@code @RateLimited} ones), whose policies are registered as
+     *     references too
      * @param disagreements seeds the configured policies and reports where they disagree with the catalog
      * @throws ConfigurationException naming each bad plan property and value
      */
@@ -87,7 +88,7 @@ public class PolicySource {
                         CatalogProperties properties, Collection<PlanProperties> plans,
                         Collection<RouteProperties> routes, ClientIpResolver clientIp,
                         BeanProvider<PolicySelector> selectors, CatalogMetrics metrics,
-                        BeanProvider<io.gridlimit.micronaut.filter.RateLimitedRoutes> annotated,
+                        BeanProvider<DeclaredRules> annotated,
                         PolicyDisagreements disagreements) {
         this.config = config;
         this.clientIp = clientIp;
@@ -97,9 +98,10 @@ public class PolicySource {
         Map<String, Set<String>> refs = references(annotated.isPresent() ? annotated.get().rules() : List.of());
         this.routed = Set.copyOf(refs.keySet());
         PolicyCatalog c = null;
-        if (properties.enabled() && limiters.get() instanceof HazelcastRateLimiter hazelcast) {
+        Optional<GridOperations> grid = properties.enabled() ? GridOperations.of(limiters.get()) : Optional.empty();
+        if (grid.isPresent()) {
             c = catalogs.get();
-            hazelcast.useCatalog(c);
+            grid.get().useCatalog(c);
             disagreements.watch(c, routed);
             if (!disagreements.seed()) {
                 c.onReconnect(disagreements::seed); // a client not yet connected seeds when it connects

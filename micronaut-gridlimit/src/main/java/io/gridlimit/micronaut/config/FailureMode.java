@@ -9,7 +9,7 @@ public enum FailureMode {
     /**
      * Decide on this replica's local approximation: the same algorithms on an in-process map, each band's quota
      * and refill rate divided by {@code gridlimit.local.expected-replicas} (docs/SPEC.md §5; see
-     * {@link io.gridlimit.micronaut.filter.LocalFallback}). The default: overload never lifts a limit beyond the
+     * {@link io.gridlimit.micronaut.decide.LocalFallback}). The default: overload never lifts a limit beyond the
      * bound SPEC §5 states.
      */
     LOCAL

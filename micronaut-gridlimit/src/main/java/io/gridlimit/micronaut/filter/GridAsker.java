@@ -6,6 +6,8 @@ import io.gridlimit.api.RateLimiter;
 import io.gridlimit.internal.Futures;
 import io.gridlimit.micronaut.config.FailureMode;
 import io.gridlimit.micronaut.config.GridLimitConfig;
+import io.gridlimit.micronaut.decide.GiveBacks;
+import io.gridlimit.micronaut.decide.LocalFallback;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.micronaut.core.annotation.Nullable;
 import io.netty.channel.EventLoop;

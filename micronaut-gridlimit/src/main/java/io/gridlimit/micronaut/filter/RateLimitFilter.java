@@ -3,6 +3,7 @@ package io.gridlimit.micronaut.filter;
 import io.gridlimit.micronaut.catalog.PolicySource;
 import io.gridlimit.micronaut.config.OnMissingKey;
 import io.gridlimit.micronaut.config.RouteRule;
+import io.gridlimit.micronaut.key.KeyResolver;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics.Outcome;
 import io.micronaut.core.annotation.Nullable;

@@ -3,6 +3,7 @@ package io.gridlimit.micronaut.filter;
 import io.gridlimit.api.Band;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
+import io.gridlimit.micronaut.catalog.DeclaredRules;
 import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.micronaut.config.KeySource;
 import io.gridlimit.micronaut.config.OnMissingKey;
@@ -28,7 +29,7 @@ import java.util.Set;
  * method and the bad value. Immutable after construction and thread-safe.
  */
 @Context
-public class RateLimitedRoutes {
+public class RateLimitedRoutes implements DeclaredRules {
     private final Map<RouteInfo<?>, RouteRule> rules = new IdentityHashMap<>();
 
     /**
@@ -70,6 +71,7 @@ public class RateLimitedRoutes {
     }
 
     /** @return the annotation rules, in no particular order (for the catalog's references, docs/SPEC.md §11) */
+    @Override
     public java.util.Collection<RouteRule> rules() {
         return java.util.List.copyOf(rules.values());
     }

@@ -4,6 +4,9 @@ import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
 import io.gridlimit.micronaut.config.FailureMode;
 import io.gridlimit.micronaut.config.GridLimitConfig;
+import io.gridlimit.micronaut.decide.LocalFallback;
+import io.gridlimit.micronaut.decide.RateLimitHeaders;
+import io.gridlimit.micronaut.key.KeyResolver;
 import io.gridlimit.micronaut.problem.Problem;
 import io.gridlimit.micronaut.problem.ProblemResponses;
 import io.gridlimit.time.TimeSource;
@@ -39,11 +42,10 @@ import java.util.Map;
  */
 @Singleton
 public class ResponseWriter {
-    /** Problem type of a 429 (draft-ietf-httpapi-ratelimit-headers, "Quota Exceeded"). */
-    public static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
-    /** Problem type of the failure-mode closed 503 (same draft, "Temporary Reduced Capacity"). */
-    public static final String TEMPORARY_REDUCED_CAPACITY =
-            "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
+    /** Problem type of a 429; see {@link Problem#QUOTA_EXCEEDED}. */
+    public static final String QUOTA_EXCEEDED = Problem.QUOTA_EXCEEDED;
+    /** Problem type of the failure-mode closed 503; see {@link Problem#TEMPORARY_REDUCED_CAPACITY}. */
+    public static final String TEMPORARY_REDUCED_CAPACITY = Problem.TEMPORARY_REDUCED_CAPACITY;
 
     private static final Logger LOG = LoggerFactory.getLogger(RateLimitFilter.class);
 

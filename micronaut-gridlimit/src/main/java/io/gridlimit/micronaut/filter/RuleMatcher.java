@@ -2,6 +2,7 @@ package io.gridlimit.micronaut.filter;
 
 import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.micronaut.config.RouteRule;
+import io.gridlimit.micronaut.key.PathNormalizer;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.web.router.RouteMatch;

@@ -2,6 +2,7 @@ package io.gridlimit.micronaut.filter;
 
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
+import io.gridlimit.micronaut.decide.LocalFallback;
 import io.micronaut.core.annotation.Nullable;
 
 /**

@@ -2,7 +2,7 @@ package io.gridlimit.micronaut.grid;
 
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
-import io.gridlimit.grid.HazelcastRateLimiter;
+import io.gridlimit.grid.GridOperations;
 import io.gridlimit.micronaut.PolicyRegistry;
 import io.micronaut.context.annotation.Context;
 import org.slf4j.Logger;
@@ -28,15 +28,15 @@ public class GridStartup {
      */
     public GridStartup(RateLimiter limiter, PolicyRegistry policies) {
         this.limiter = limiter;
-        if (limiter instanceof HazelcastRateLimiter hazelcast) {
+        GridOperations.of(limiter).ifPresent(grid -> {
             for (Policy policy : policies.all()) {
                 try {
-                    hazelcast.localOwnedKeyCount(policy.name());
+                    grid.localOwnedKeyCount(policy.name());
                 } catch (RuntimeException e) {
                     LOG.warn("could not prepare the map of policy '{}': {}", policy.name(), e.toString());
                 }
             }
-        }
+        });
     }
 
     /** @return the limiter resolved at startup */

@@ -4,7 +4,7 @@ import io.gridlimit.api.Band;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.grid.GridLimitHazelcast;
-import io.gridlimit.grid.HazelcastRateLimiter;
+import io.gridlimit.grid.GridOperations;
 import io.gridlimit.micronaut.PolicyRegistry;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.event.StartupEvent;
@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  * loop); failures are logged and ignored: readiness, not warm-up, tells whether the grid works.
  *
  * <p>It runs in every application that uses the library (the service and users' services alike), and only when the
- * application's limiter is the {@link HazelcastRateLimiter}: a replaced limiter (tests) is never called, and no
+ * application's limiter works on the grid ({@link GridOperations}): a replaced limiter (tests) is never called, and no
  * Hazelcast instance is ever created here. Off with {@code gridlimit.warmup.enabled: false}.
  */
 @Singleton
@@ -69,7 +69,8 @@ public class GridWarmup {
      */
     @EventListener
     public void onStartup(StartupEvent event) {
-        if (!(rateLimiter instanceof HazelcastRateLimiter grid)) {
+        GridOperations grid = GridOperations.of(rateLimiter).orElse(null);
+        if (grid == null) {
             LOG.debug("no grid warm-up: the rate limiter is a {}", rateLimiter.getClass().getName());
             return;
         }
@@ -79,12 +80,12 @@ public class GridWarmup {
             Policy standIn = standIn(policy);
             String key = "warmup:" + policy.name();
             try {
-                decisions.add(grid.tryAcquireAsync(standIn, key, 1).toCompletableFuture());
+                decisions.add(rateLimiter.tryAcquireAsync(standIn, key, 1).toCompletableFuture());
                 // the filter, the decision API and Envoy reserve: the reservation path (its state, the signature's
                 // first key and MAC) and the give-back path are warmed too, or the first real request pays for them
-                decisions.add(grid.reserveAsync(standIn, key, 1).thenCompose(d -> d.reservation() == null
+                decisions.add(rateLimiter.reserveAsync(standIn, key, 1).thenCompose(d -> d.reservation() == null
                         ? CompletableFuture.completedFuture(null)
-                        : grid.giveBack(standIn, d.reservation())).toCompletableFuture());
+                        : rateLimiter.giveBack(standIn, d.reservation())).toCompletableFuture());
             } catch (RuntimeException e) {
                 decisions.add(CompletableFuture.failedFuture(e));
             }

@@ -2,7 +2,7 @@ package io.gridlimit.micronaut.metrics;
 
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
-import io.gridlimit.grid.HazelcastRateLimiter;
+import io.gridlimit.grid.GridOperations;
 import io.gridlimit.micronaut.PolicyRegistry;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -13,11 +13,12 @@ import jakarta.inject.Singleton;
  * Registers the {@value GridLimitMetrics#ACTIVE_KEYS} gauge per configured policy: the keys of
  * {@code gridlimit.<policy>} this member owns (Hazelcast local map statistics; the cluster total is the sum over
  * members, so nothing is counted twice). Reads NaN on a Hazelcast client, which owns no keys, and when the
- * limiter is not the Hazelcast one or is closed.
+ * limiter has no grid operations or is closed.
  */
 @Singleton
 public class ActiveKeysBinder implements MeterBinder {
-    private final RateLimiter limiter;
+    /** The limiter's grid operations, or null when it has none. */
+    private final GridOperations grid;
     private final PolicyRegistry policies;
 
     /**
@@ -25,7 +26,7 @@ public class ActiveKeysBinder implements MeterBinder {
      * @param policies the configured policies
      */
     public ActiveKeysBinder(RateLimiter limiter, PolicyRegistry policies) {
-        this.limiter = limiter;
+        this.grid = GridOperations.of(limiter).orElse(null);
         this.policies = policies;
     }
 
@@ -41,9 +42,9 @@ public class ActiveKeysBinder implements MeterBinder {
     }
 
     private double owned(String policy) {
-        if (limiter instanceof HazelcastRateLimiter h) {
+        if (grid != null) {
             try {
-                return h.localOwnedKeyCount(policy).stream().mapToDouble(v -> v).findFirst().orElse(Double.NaN);
+                return grid.localOwnedKeyCount(policy).stream().mapToDouble(v -> v).findFirst().orElse(Double.NaN);
             } catch (RuntimeException e) {
                 return Double.NaN;
             }

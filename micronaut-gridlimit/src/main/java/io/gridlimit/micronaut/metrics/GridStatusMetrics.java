@@ -4,7 +4,7 @@ import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.partition.PartitionService;
 import io.gridlimit.api.RateLimiter;
-import io.gridlimit.grid.HazelcastRateLimiter;
+import io.gridlimit.grid.GridOperations;
 import io.gridlimit.grid.StateLoss;
 import io.gridlimit.micronaut.config.FailureMode;
 import io.gridlimit.micronaut.config.GridLimitConfig;
@@ -69,11 +69,11 @@ public class GridStatusMetrics implements MeterBinder, AutoCloseable {
     private ScheduledExecutorService refresher;
 
     /**
-     * @param limiter the application's rate limiter; meters are bound only for {@link HazelcastRateLimiter}
+     * @param limiter the application's rate limiter; meters are bound only when it has {@link GridOperations}
      * @param config the checked configuration: {@code failure-mode} and {@code gridlimit.local.expected-replicas}
      */
     public GridStatusMetrics(RateLimiter limiter, GridLimitConfig config) {
-        this.instance = limiter instanceof HazelcastRateLimiter h ? h.instance() : null;
+        this.instance = GridOperations.of(limiter).map(GridOperations::instance).orElse(null);
         this.member = instance != null && instance.getLocalEndpoint() instanceof Member;
         this.expectedReplicas = config.local().expectedReplicas();
         this.replicas = new ReplicaCountCheck(expectedReplicas,

@@ -1,7 +1,7 @@
 package io.gridlimit.micronaut.metrics;
 
 import io.gridlimit.api.RateLimiter;
-import io.gridlimit.grid.HazelcastRateLimiter;
+import io.gridlimit.grid.GridOperations;
 import io.gridlimit.grid.LeaseStats;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -30,11 +30,11 @@ import java.util.function.ToLongFunction;
  */
 @Singleton
 public class LeaseMetrics implements MeterBinder {
-    private final HazelcastRateLimiter limiter;
+    private final GridOperations limiter;
 
     /** @param limiter the application's rate limiter */
     public LeaseMetrics(RateLimiter limiter) {
-        this.limiter = limiter instanceof HazelcastRateLimiter h && h.leaseStats() != null ? h : null;
+        this.limiter = GridOperations.of(limiter).filter(g -> g.leaseStats() != null).orElse(null);
     }
 
     @Override

@@ -29,6 +29,19 @@ public record Problem(
     public static final String MEDIA_TYPE = "application/problem+json";
 
     /**
+     * Problem type of a 429, every door's (docs/SPEC.md §5; draft-ietf-httpapi-ratelimit-headers, "Quota
+     * Exceeded").
+     */
+    public static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+
+    /**
+     * Problem type of the 503 when the grid does not answer and the failure mode is closed, every door's
+     * (docs/SPEC.md §5; same draft, "Temporary Reduced Capacity").
+     */
+    public static final String TEMPORARY_REDUCED_CAPACITY =
+            "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity";
+
+    /**
      * A problem of type {@code about:blank}.
      *
      * @param status the HTTP status code

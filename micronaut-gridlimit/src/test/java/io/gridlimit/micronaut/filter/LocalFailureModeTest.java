@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.micronaut.config.LocalFallbackSettings;
+import io.gridlimit.micronaut.decide.LocalFallback;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.gridlimit.micronaut.support.Ports;
 import io.gridlimit.micronaut.support.SwitchableGrid;

@@ -1,5 +1,6 @@
 package io.gridlimit.micronaut.filter;
 
+import io.gridlimit.micronaut.key.KeyResolver;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,6 +1,7 @@
 package io.gridlimit.micronaut.filter;
 
 import com.hazelcast.core.HazelcastInstance;
+import io.gridlimit.micronaut.key.KeyResolver;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.gridlimit.micronaut.support.Ports;
 import io.gridlimit.micronaut.support.RawHttp;

@@ -1,10 +1,8 @@
-package io.gridlimit.micronaut.filter;
+package io.gridlimit.micronaut.key;
 
 import inet.ipaddr.IPAddressString;
 import io.gridlimit.micronaut.config.ClientIpSettings;
 import io.gridlimit.micronaut.config.ForwardingHeader;
-import io.gridlimit.micronaut.key.ClientAddressKey;
-import io.gridlimit.micronaut.key.KeyPart;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;

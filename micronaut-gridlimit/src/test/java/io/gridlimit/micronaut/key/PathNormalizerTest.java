@@ -1,4 +1,4 @@
-package io.gridlimit.micronaut.filter;
+package io.gridlimit.micronaut.key;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

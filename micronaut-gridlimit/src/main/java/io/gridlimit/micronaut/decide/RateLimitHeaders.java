@@ -1,4 +1,4 @@
-package io.gridlimit.micronaut.filter;
+package io.gridlimit.micronaut.decide;
 
 import io.gridlimit.api.Band;
 import io.gridlimit.api.Decision;

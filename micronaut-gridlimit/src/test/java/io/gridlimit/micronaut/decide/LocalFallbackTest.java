@@ -1,4 +1,4 @@
-package io.gridlimit.micronaut.filter;
+package io.gridlimit.micronaut.decide;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.gridlimit.micronaut.filter;
+package io.gridlimit.micronaut.key;
 
 import inet.ipaddr.IPAddress;
 import inet.ipaddr.IPAddressString;
