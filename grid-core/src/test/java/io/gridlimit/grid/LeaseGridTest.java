@@ -21,7 +21,13 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * Quota leases on real members (docs/SPEC.md §13): two members with one backup, their clocks frozen or stepped by
  * hand, each limiter with its own manual monotonic ticker and no sweeper thread (the test sweeps). Every policy is a
- * token bucket of capacity 1000 refilling 1000 per second (one token per millisecond), a fresh name per test.
+ * token bucket of capacity 1000 refilling one token every 10 s, a fresh name per test.
+ *
+ * <p>Why so slow a refill: Hazelcast expires a state by its own wall clock, and a state's TTL is its time until it
+ * equals a fresh one (SPEC §8), on the owner's clock, which these tests freeze. A state one token short of full thus
+ * lives at least 10 s of real time, longer than any test here takes on a loaded machine; with one token per
+ * millisecond a state written by the first request expired within a few milliseconds of real time, and the next
+ * request found a full bucket (an extra unit: 982 for 981, 1009 admitted of 1000 under three CPU hogs).
  *
  * <p>With the default settings a key asks for a lease once 8 units were asked in the current window: requests 1 to
  * 7 go to the owner one by one, request 8 takes a lease of 8 units (itself the first), and the grant grows with
@@ -30,6 +36,9 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LeaseGridTest {
     private static final Executor DIRECT = Runnable::run;
+    /** The refill period of one token of every fresh policy. */
+    private static final Duration TOKEN_PERIOD = Duration.ofSeconds(10);
+    private static final long TOKEN_NANOS = TOKEN_PERIOD.toNanos();
     private GridTestSupport.Cluster cluster;
     private final AtomicLong ticksA = new AtomicLong(1_000_000_000_000L);
     private final AtomicLong ticksB = new AtomicLong(5_000_000_000_000L);
@@ -58,7 +67,7 @@ class LeaseGridTest {
 
     private Policy freshPolicy() {
         String name = "lease" + (++policies);
-        return Policy.builder(name).single(Band.tokenBucket(name, 1000, 1000, Duration.ofSeconds(1))).build();
+        return Policy.builder(name).single(Band.tokenBucket(name, 1000, 1, TOKEN_PERIOD)).build();
     }
 
     private static Decision ask(HazelcastRateLimiter limiter, Policy policy, String key) {
@@ -140,29 +149,31 @@ class LeaseGridTest {
     @Test
     void aHolderThatNeverGivesBackLeavesItsUnitsConsumedUntilTheEnd() {
         cluster.setNanos(T0);
-        // capacity 100 refilling 20 a second (one token per 50 ms): a hold of 5 s, so the state outlives this test
-        // in real time (Hazelcast's expiry), and a lease of at most 10 units
+        // capacity 100 refilling 2 a second (one token per 500 ms), so that the state written by the one request
+        // decided on the owner lives 500 ms of real time at least (Hazelcast's expiry, see the class note); leases of
+        // at most 10 units, asked once 2 units were asked in a window, living 2 s
         String name = "lease" + (++policies);
-        Policy policy = Policy.builder(name).single(Band.tokenBucket(name, 100, 20, Duration.ofSeconds(1))).build();
+        Policy policy = Policy.builder(name).single(Band.tokenBucket(name, 100, 2, Duration.ofSeconds(1))).build();
         HazelcastInstance client = cluster.startClient();
         AtomicLong ticks = new AtomicLong(0);
-        HazelcastRateLimiter holder = HazelcastRateLimiter.builder(client).leases(true).leaseTicker(ticks::get)
+        LeaseSettings settings = new LeaseSettings(2_000_000_000L, 1_000_000_000L, 2,
+                LeaseSettings.DEFAULTS.capacityShare(), LeaseSettings.DEFAULTS.maxKeys());
+        HazelcastRateLimiter holder = HazelcastRateLimiter.builder(client).leases(settings).leaseTicker(ticks::get)
                 .build();
-        for (int i = 0; i < 8; i++) {
-            ask(holder, policy, "k");
-        }
-        assertThat(available(policy, "k")).isEqualTo(85); // 7 decided one by one, a lease of 8 out
+        ask(holder, policy, "k"); // cold: decided on the owner
+        ask(holder, policy, "k"); // 2 units asked: a lease of 2, this request the first from it
+        assertThat(available(policy, "k")).isEqualTo(97); // 1 decided on the owner, a lease of 2 out
         // the holder dies without a give-back
         client.getLifecycleService().terminate();
-        // the lease lives two sizing windows (1 s). 500 ms later the bucket would hold 85 + 10 = 95 without the
-        // cap; with it, 100 − 8 at most
-        cluster.setNanos(T0 + 500_000_000L);
-        assertThat(available(policy, "k")).isEqualTo(92);
-        // the lease ends at T0 + 1 s with its units consumed; refill resumes from there
-        cluster.setNanos(T0 + 1_000_000_000L);
-        assertThat(available(policy, "k")).isEqualTo(92);
-        cluster.setNanos(T0 + 1_100_000_000L);
-        assertThat(available(policy, "k")).isEqualTo(94);
+        // the lease lives two sizing windows (2 s). 1.8 s later the bucket would hold 97 + 3 = 100 without the
+        // cap; with it, 100 − 2 at most
+        cluster.setNanos(T0 + 1_800_000_000L);
+        assertThat(available(policy, "k")).isEqualTo(98);
+        // the lease ends at T0 + 2 s with its units consumed; refill resumes from there
+        cluster.setNanos(T0 + 2_000_000_000L);
+        assertThat(available(policy, "k")).isEqualTo(98);
+        cluster.setNanos(T0 + 2_500_000_000L);
+        assertThat(available(policy, "k")).isEqualTo(99);
     }
 
     @Test
@@ -203,16 +214,16 @@ class LeaseGridTest {
             assertThat(first.allowed()).isFalse();
         }
         assertThat(a.leases().counters().asked.sum()).isEqualTo(asked + 1);
-        assertThat(first.retryAfterNanos()).isEqualTo(1_000_000L); // one token per millisecond
+        assertThat(first.retryAfterNanos()).isEqualTo(TOKEN_NANOS); // one token per 10 s
         long local = a.leases().counters().deniedLocally.sum();
         Decision second = ask(a, policy, "d");
         assertThat(second.allowed()).isFalse();
         assertThat(a.leases().counters().deniedLocally.sum()).isEqualTo(local + 1);
         // the owner's retryAfter less the time since it was asked (the ticker has not moved)
-        assertThat(second.retryAfterNanos()).isEqualTo(1_000_000L);
-        // once the ticker passes the owner's retryAfter the owner decides again (its clock moved 1 ms too)
-        ticksA.addAndGet(1_000_000L);
-        cluster.setNanos(T0 + 1_000_000L);
+        assertThat(second.retryAfterNanos()).isEqualTo(TOKEN_NANOS);
+        // once the ticker passes the owner's retryAfter the owner decides again (its clock moved 10 s too)
+        ticksA.addAndGet(TOKEN_NANOS);
+        cluster.setNanos(T0 + TOKEN_NANOS);
         assertThat(ask(a, policy, "d").allowed()).isTrue();
     }
 
@@ -224,8 +235,8 @@ class LeaseGridTest {
             ask(a, policy, "c");
         }
         // 7 + a lease of 8 (2 used): 985 on the owner; the same name now refills twice as fast
-        Policy changed = Policy.builder(policy.name()).single(Band.tokenBucket(policy.name(), 1000, 2000,
-                Duration.ofSeconds(1))).build();
+        Policy changed = Policy.builder(policy.name()).single(Band.tokenBucket(policy.name(), 1000, 2,
+                TOKEN_PERIOD)).build();
         Decision d = a.tryAcquireAsync(changed, "c", 1).toCompletableFuture().join();
         assertThat(d.allowed()).isTrue();
         // the old grant's give-back (6 unused) left before the new lease request, which took 10 (1 used): 981
