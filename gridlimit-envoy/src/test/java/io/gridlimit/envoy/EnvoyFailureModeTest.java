@@ -55,7 +55,7 @@ class EnvoyFailureModeTest {
     }
 
     private RecordingGiveBack.Recorder giveBack() {
-        return (RecordingGiveBack.Recorder) rls.context.getBean(GiveBack.class);
+        return (RecordingGiveBack.Recorder) rls.context.getBean(io.gridlimit.micronaut.decide.GiveBack.class);
     }
 
     @Test

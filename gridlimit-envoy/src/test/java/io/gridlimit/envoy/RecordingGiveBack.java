@@ -1,9 +1,11 @@
 package io.gridlimit.envoy;
 
-import io.gridlimit.api.Decision;
-import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
+import io.gridlimit.micronaut.decide.Answer;
+import io.gridlimit.micronaut.decide.GiveBack;
+import io.gridlimit.micronaut.decide.GiveBackFactory;
 import io.gridlimit.micronaut.decide.LocalFallback;
+import io.gridlimit.micronaut.decide.ReservationGiveBack;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Replaces;
@@ -37,9 +39,9 @@ class RecordingGiveBack {
         }
 
         @Override
-        public void giveBack(Policy policy, Decision admitted, boolean local, GridLimitMetrics.GiveBackReason reason) {
-            calls.add(policy.name() + " " + reason.tag() + " " + (local ? "local" : "grid"));
-            real.giveBack(policy, admitted, local, reason);
+        public void giveBack(Answer admitted, GridLimitMetrics.GiveBackReason reason) {
+            calls.add(admitted.ask().policy().name() + " " + reason.tag() + " " + (admitted.local() ? "local" : "grid"));
+            real.giveBack(admitted, reason);
         }
     }
 }

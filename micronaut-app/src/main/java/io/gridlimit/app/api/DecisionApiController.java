@@ -5,6 +5,7 @@ import io.gridlimit.api.RateLimiter;
 import io.gridlimit.api.Settlement;
 import io.gridlimit.internal.Futures;
 import io.gridlimit.micronaut.PolicyRegistry;
+import io.gridlimit.micronaut.decide.Decider;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.gridlimit.micronaut.problem.ExactParameters;
 import io.gridlimit.micronaut.problem.Problem;
@@ -77,9 +78,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * false}. Shadow mode is the filter's business (it admits anyway); an API caller decides what to do with the
  * answer. A denial consumes nothing (SPEC §3).
  *
- * <p>Every decision goes through {@link RateLimiter#reserveAsync(io.gridlimit.api.Policy, String, long)}: the
- * handlers return futures and never block
- * the Netty event loop (docs/SPEC.md §5: never blocked on the grid).
+ * <p>Every decision goes through the door-neutral {@link Decider} (one reservation per check,
+ * {@link RateLimiter#reserveAsync(io.gridlimit.api.Policy, String, long)}): the handlers return futures and never
+ * block the Netty event loop (docs/SPEC.md §5: never blocked on the grid).
  */
 @Requires(property = Application.SERVICE_PROPERTY, value = "true")
 @Controller(value = "/v1/ratelimit", port = DecisionApiSettings.PORT_PLACEHOLDER)
@@ -96,6 +97,7 @@ public class DecisionApiController {
     private final GridLimitMetrics metrics;
     private final long timeoutNanos;
     private final io.gridlimit.micronaut.catalog.PolicySource catalog;
+    private final Decider decider;
 
     /**
      * Creates the controller.
@@ -105,11 +107,13 @@ public class DecisionApiController {
      * @param settings the checked {@code gridlimit.decision-api.*} values
      * @param metrics counts each decision in {@code gridlimit.decisions} with {@code source=api}
      * @param catalog a key's override under the policy asked for (docs/SPEC.md §11), resolved locally
+     * @param decider decides the checks (the door-neutral pipeline, {@link io.gridlimit.micronaut.decide.Door#API})
      */
     public DecisionApiController(RateLimiter rateLimiter, PolicyRegistry policies,
                                  DecisionApiSettings settings, GridLimitMetrics metrics,
-                                 io.gridlimit.micronaut.catalog.PolicySource catalog) {
+                                 io.gridlimit.micronaut.catalog.PolicySource catalog, Decider decider) {
         this.catalog = catalog;
+        this.decider = decider;
         this.rateLimiter = rateLimiter;
         this.policies = policies;
         this.metrics = metrics;
@@ -289,7 +293,7 @@ public class DecisionApiController {
     }
 
     private CheckAttempt attempt(List<CheckRequests.Check> checks) {
-        return new CheckAttempt(checks, rateLimiter, catalog, metrics);
+        return new CheckAttempt(checks, decider, catalog, metrics);
     }
 
     private static JsonNode parse(HttpRequest<?> request, @Nullable byte[] body) throws InvalidCheckException {

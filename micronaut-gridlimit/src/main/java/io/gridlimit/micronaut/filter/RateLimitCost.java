@@ -2,6 +2,7 @@ package io.gridlimit.micronaut.filter;
 
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.api.Settlement;
+import io.gridlimit.micronaut.decide.Decisions;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.context.ServerRequestContext;
 import jakarta.inject.Singleton;
@@ -38,28 +39,21 @@ public class RateLimitCost {
     /** The request attribute holding the request's reservations. */
     static final String ATTRIBUTE = RateLimitCost.class.getName() + ".reservations";
 
-    private final GridAsker grid;
-
-    /** @param grid settles through the limiter (or the local fallback for local decisions) */
-    public RateLimitCost(GridAsker grid) {
-        this.grid = grid;
+    /** The bean: settles through the request's {@link io.gridlimit.micronaut.decide.Decisions}. */
+    public RateLimitCost() {
     }
 
     /** The reservations of one admitted request, settled at most once. */
     static final class Held {
-        private final List<RuleResult> results;
+        private final Decisions decisions;
         private final AtomicBoolean settled = new AtomicBoolean();
 
-        Held(List<RuleResult> results) {
-            this.results = List.copyOf(results);
+        Held(Decisions decisions) {
+            this.decisions = decisions;
         }
 
         boolean claim() {
             return settled.compareAndSet(false, true);
-        }
-
-        List<RuleResult> results() {
-            return results;
         }
     }
 
@@ -102,13 +96,9 @@ public class RateLimitCost {
         return settle(request, actual);
     }
 
-    static CompletionStage<List<Settlement>> settle(GridAsker grid, Held held, long actual) {
-        List<CompletableFuture<Settlement>> stages = grid.settle(held.results(), actual);
+    static CompletionStage<List<Settlement>> settle(Held held, long actual) {
+        List<CompletableFuture<Settlement>> stages = held.decisions.settle(actual);
         return CompletableFuture.allOf(stages.toArray(new CompletableFuture<?>[0]))
                 .thenApply(ignored -> stages.stream().map(CompletableFuture::join).toList());
-    }
-
-    private CompletionStage<List<Settlement>> settle(Held held, long actual) {
-        return settle(grid, held, actual);
     }
 }

@@ -34,8 +34,8 @@ import java.util.Map;
  *       catalog; local copies only, docs/SPEC.md §11); a key missing because the request is malformed, or absent under
  *       {@code on-missing-key: reject}, answers 400 (later rules are not asked); an absent key under {@code skip}
  *       drops the rule (SPEC §6); counted either way with its own outcome;</li>
- *   <li>{@link GridAsker}: the grid's decisions, one rule after the other, never blocking the event loop, with
- *       {@code grid-timeout} and the failure modes;</li>
+ *   <li>{@link GridAsker}: the grid's decisions through the door-neutral {@link io.gridlimit.micronaut.decide.Decider},
+ *       one rule after the other, never blocking the event loop, with {@code grid-timeout} and the failure modes;</li>
  *   <li>{@link ResponseWriter}: the headers of the binding rule on the downstream response, or the 429 / 503
  *       problem.</li>
  * </ol>
@@ -125,15 +125,16 @@ public class RateLimitFilter implements Ordered {
         EventLoop loop = request instanceof NettyHttpRequest<?> netty
                 ? netty.getChannelHandlerContext().channel().eventLoop() : null;
         RateLimitCost.Held[] held = new RateLimitCost.Held[1];
-        return new DeferredResponse(grid.ask(checks, loop).thenApply(results -> {
+        return new DeferredResponse(grid.ask(checks, loop).thenApply(asked -> {
+            List<RuleResult> results = asked.results();
             count(results);
             MutableHttpResponse<?> stopped = responses.respond(checks, results, headers);
             if (stopped != null) {
                 // all-or-nothing (SPEC §10): a stopped request consumed nothing under its other rules
-                grid.giveBack(results, results.get(results.size() - 1).failed()
+                asked.decisions().close(results.get(results.size() - 1).failed()
                         ? GridLimitMetrics.GiveBackReason.FAILED : GridLimitMetrics.GiveBackReason.DENIED);
             } else {
-                held[0] = new RateLimitCost.Held(results);
+                held[0] = new RateLimitCost.Held(asked.decisions());
                 request.setAttribute(RateLimitCost.ATTRIBUTE, held[0]);
                 for (RuleResult r : results) {
                     if (r.decision() != null && r.decision().reservation() != null) {
@@ -163,7 +164,7 @@ public class RateLimitFilter implements Ordered {
             return;
         }
         if (held.claim()) {
-            RateLimitCost.settle(grid, held, actual);
+            RateLimitCost.settle(held, actual);
         }
     }
 

@@ -1,0 +1,153 @@
+package io.gridlimit.envoy;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Duration;
+import io.envoyproxy.envoy.config.core.v3.HeaderValue;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
+import io.gridlimit.api.Decision;
+import io.gridlimit.api.Policy;
+import io.gridlimit.envoy.config.RlsRule;
+import io.gridlimit.micronaut.config.FailureMode;
+import io.gridlimit.micronaut.config.HeaderMode;
+import io.gridlimit.micronaut.decide.RateLimitHeaders;
+import io.gridlimit.micronaut.metrics.GridLimitMetrics;
+import io.gridlimit.micronaut.problem.Problem;
+import io.gridlimit.time.SystemTimeSource;
+import io.micronaut.json.JsonMapper;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Builds {@link EnvoyRateLimitService}'s answer from its descriptors' outcomes and counts them (docs/SPEC.md §12):
+ * one status per descriptor ({@code current_limit} is the configured rule, {@code limit_remaining} and
+ * {@code duration_until_reset} the decision's, uint32 saturating), the SPEC §5 header fields of the decided policies
+ * and the binding descriptor in {@code response_headers_to_add}, and on OVER_LIMIT {@code Retry-After} (unless the
+ * cost can never pass), {@code content-type: application/problem+json} and the quota-exceeded problem as
+ * {@code raw_body}. Thread-safe.
+ */
+final class RlsAnswers {
+    private static final long MAX_UINT32 = 0xFFFF_FFFFL;
+
+    private final HeaderMode headerMode;
+    private final GridLimitMetrics metrics;
+    private final JsonMapper json;
+
+    /**
+     * @param headerMode which header fields are written ({@code gridlimit.headers})
+     * @param metrics counts decisions ({@code source=envoy})
+     * @param json writes problem bodies
+     */
+    RlsAnswers(HeaderMode headerMode, GridLimitMetrics metrics, JsonMapper json) {
+        this.headerMode = headerMode;
+        this.metrics = metrics;
+        this.json = json;
+    }
+
+    /**
+     * @param matched each descriptor's rule (null: none)
+     * @param outcomes each limited descriptor's outcome (null: not decided)
+     * @param over whether a descriptor not in shadow mode is over its limit
+     * @return the response to send
+     */
+    RateLimitResponse response(RlsRule[] matched, RlsOutcome[] outcomes, boolean over) {
+        RateLimitResponse.Builder response = RateLimitResponse.newBuilder()
+                .setOverallCode(over ? RateLimitResponse.Code.OVER_LIMIT : RateLimitResponse.Code.OK);
+        List<Policy> policies = new ArrayList<>();
+        RlsOutcome binding = null;
+        for (int i = 0; i < matched.length; i++) {
+            RateLimitResponse.DescriptorStatus.Builder s = RateLimitResponse.DescriptorStatus.newBuilder()
+                    .setCode(RateLimitResponse.Code.OK);
+            RlsRule rule = matched[i];
+            RlsOutcome o = outcomes[i];
+            if (rule != null && rule.unlimited()) {
+                s.setLimitRemaining(EnvoyRateLimitService.UNLIMITED_REMAINING);
+            } else if (o != null && o.decision() != null) {
+                Decision d = o.decision();
+                s.setCode(o.denies() ? RateLimitResponse.Code.OVER_LIMIT : RateLimitResponse.Code.OK)
+                        .setCurrentLimit(RateLimitResponse.RateLimit.newBuilder()
+                                .setName(rule.name() == null ? "" : rule.name())
+                                .setRequestsPerUnit((int) rule.requestsPerUnit())
+                                .setUnit(rule.unit().proto()))
+                        .setLimitRemaining((int) Math.min(d.remaining(), MAX_UINT32))
+                        .setDurationUntilReset(duration(d.resetAfterNanos()));
+                policies.add(o.against());
+                binding = RlsOutcome.binds(o, binding, over);
+            }
+            response.addStatuses(s);
+        }
+        if (binding != null) {
+            headers(response, policies, binding, over);
+        }
+        return response.build();
+    }
+
+    private void headers(RateLimitResponse.Builder response, List<Policy> policies, RlsOutcome binding,
+                         boolean over) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        // Envoy's rules have no calendar band (refused at boot, docs/SPEC.md §12), so no field reads the clock
+        RateLimitHeaders.write(headerMode, policies, binding.against(), binding.decision(),
+                SystemTimeSource.systemUtc(), headers);
+        if (over) {
+            long retryNanos = binding.retryAfterNanos();
+            String violated = RateLimitHeaders.itemName(binding.against(), binding.decision().band());
+            String detail;
+            if (retryNanos == Decision.NO_RETRY) {
+                detail = "The cost of this request exceeds what policy '" + violated + "' can ever admit.";
+            } else {
+                long seconds = RateLimitHeaders.ceilSeconds(retryNanos);
+                headers.put(RateLimitHeaders.RETRY_AFTER, Long.toString(seconds));
+                detail = "Quota of policy '" + violated + "' exceeded; retry after " + seconds + " s.";
+            }
+            headers.put("content-type", Problem.MEDIA_TYPE);
+            response.setRawBody(ByteString.copyFrom(problem(new Problem(Problem.QUOTA_EXCEEDED,
+                    "Request cannot be satisfied as assigned quota has been exceeded", 429, detail,
+                    List.of(violated)))));
+        }
+        headers.forEach((k, v) -> response.addResponseHeadersToAdd(HeaderValue.newBuilder().setKey(k)
+                .setValue(v)));
+    }
+
+    /**
+     * Counts each descriptor's decision in {@value GridLimitMetrics#DECISIONS} with {@code source=envoy}; peeks
+     * decide nothing and a cancelled descriptor has no decision, so neither is counted.
+     *
+     * @param outcomes the outcomes (null entries skipped)
+     */
+    void count(RlsOutcome[] outcomes) {
+        for (RlsOutcome o : outcomes) {
+            if (o == null || o.check().peek()) {
+                continue;
+            }
+            String policy = o.check().rule().policy().name();
+            switch (o.source()) {
+                case GRID -> metrics.decision(GridLimitMetrics.Source.ENVOY, policy, o.decision().allowed()
+                        ? GridLimitMetrics.Outcome.ALLOWED : o.check().rule().shadow()
+                        ? GridLimitMetrics.Outcome.SHADOW_DENIED : GridLimitMetrics.Outcome.DENIED);
+                case LOCAL -> metrics.fallback(GridLimitMetrics.Source.ENVOY, policy, FailureMode.LOCAL);
+                case OPEN -> metrics.fallback(GridLimitMetrics.Source.ENVOY, policy, FailureMode.OPEN);
+                case UNAVAILABLE -> metrics.fallback(GridLimitMetrics.Source.ENVOY, policy, FailureMode.CLOSED);
+                case CANCELLED -> {
+                    // the call was cancelled before the grid answered: no decision to count
+                }
+            }
+        }
+    }
+
+    private byte[] problem(Problem problem) {
+        try {
+            return json.writeValueAsString(problem).getBytes(StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write a problem body", e);
+        }
+    }
+
+    private static Duration duration(long nanos) {
+        return Duration.newBuilder().setSeconds(nanos / 1_000_000_000L).setNanos((int) (nanos % 1_000_000_000L))
+                .build();
+    }
+}

@@ -1,0 +1,199 @@
+package io.gridlimit.micronaut.decide;
+
+import io.gridlimit.api.Decision;
+import io.gridlimit.api.RateLimiter;
+import io.gridlimit.micronaut.config.FailureMode;
+import io.gridlimit.micronaut.config.GridLimitConfig;
+import io.gridlimit.micronaut.metrics.GridLimitMetrics;
+import io.micronaut.core.annotation.Nullable;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The one decision pipeline behind every door (the HTTP filter, the decision API, Envoy's service): a door
+ * translates its protocol into {@link Ask}s, {@linkplain #begin begins} one {@link Decisions} per request and
+ * translates the {@link Answer}s back. What the doors share is here, once (docs/SPEC.md §5, §10, §13):
+ * <ul>
+ *   <li>each rule is one grid decision taken as a reservation ({@link RateLimiter#reserveAsync}, or
+ *       {@link RateLimiter#reserveHereAsync} on the request's event loop, where a lease may decide it in process),
+ *       never blocking;</li>
+ *   <li>the budget: a decision not answered within it fails as a timeout, and its stage is cancelled (still queued on
+ *       this replica: never sent; already sent: the limiter gives its admission back when it arrives, and one that
+ *       completed first is given back here, {@code reason=late});</li>
+ *   <li>a failure, under {@code failure-mode: local} at a door where the failure mode applies, is decided on this
+ *       replica's share ({@link LocalFallback}); a policy without a share stays failed, never admitted unlimited;</li>
+ *   <li>all-or-nothing: {@link Decisions#close} gives back every admission of a request that is not admitted;</li>
+ *   <li>the latency ({@value GridLimitMetrics#DECISION_LATENCY}) and grid errors ({@value GridLimitMetrics#GRID_ERRORS})
+ *       of every decision, and a WARN at most every 10 s for failures (each one at debug).</li>
+ * </ul>
+ * Thread-safe.
+ */
+@Singleton
+public class Decider {
+    /** A budget that never runs out: no timer is armed (the door bounds the whole request itself). */
+    public static final long NO_BUDGET = Long.MAX_VALUE;
+
+    private static final Logger LOG = LoggerFactory.getLogger(Decider.class);
+    private static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final GridLimitConfig config;
+    private final RateLimiter limiter;
+    private final LocalFallback local;
+    private final GiveBack giveBack;
+    private final GridLimitMetrics metrics;
+    private final ScheduledThreadPoolExecutor timer;
+    private final AtomicLong lastWarnNanos = new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
+
+    /**
+     * @param config the checked configuration: {@code failure-mode}
+     * @param limiter decides
+     * @param local decides on this replica's share when the grid cannot, under {@code failure-mode: local}
+     * @param giveBack returns what admissions took when their request is not admitted
+     * @param metrics counts latencies, grid errors, give-backs and settles
+     */
+    public Decider(GridLimitConfig config, RateLimiter limiter, LocalFallback local, GiveBack giveBack,
+                   GridLimitMetrics metrics) {
+        this.config = config;
+        this.limiter = limiter;
+        this.local = local;
+        this.giveBack = giveBack;
+        this.metrics = metrics;
+        ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread thread = new Thread(r, "gridlimit-decider-timer");
+            thread.setDaemon(true);
+            return thread;
+        });
+        t.setRemoveOnCancelPolicy(true);
+        this.timer = t;
+    }
+
+    /**
+     * Begins one request's decisions.
+     *
+     * @param door where the request came from: its meters' {@code source}, and whether the failure mode applies
+     * @param budgetNanos how long each decision may take, in nanoseconds, > 0, or {@link #NO_BUDGET}
+     * @param timer where the budget's timers run (the request's event loop, so its answers arrive there), or null
+     *     for the decider's own timer thread; a timer that refuses the task (shutting down) is replaced by the
+     *     decider's
+     * @param here the request's event loop, on which decisions complete and a lease may decide in process
+     *     ({@link RateLimiter#reserveHereAsync}), or null to complete on the limiter's threads
+     * @return the request's decisions, open
+     * @throws IllegalArgumentException if {@code budgetNanos} is not positive
+     */
+    public Decisions begin(Door door, long budgetNanos, @Nullable ScheduledExecutorService timer,
+                           @Nullable Executor here) {
+        if (budgetNanos <= 0) {
+            throw new IllegalArgumentException("budgetNanos must be positive, got " + budgetNanos);
+        }
+        return new Decisions(this, door, budgetNanos, timer, here);
+    }
+
+    /** @return the configured failure mode, which a door applies to a {@link Answer.By#FAILED} answer */
+    public FailureMode failureMode() {
+        return config.failureMode();
+    }
+
+    /** @return the local fallback, whose shares decide under {@code failure-mode: local} */
+    public LocalFallback local() {
+        return local;
+    }
+
+    /** Stops the decider's timer thread; decisions still waiting on it then wait for the grid alone. */
+    @PreDestroy
+    public void close() {
+        timer.shutdownNow();
+    }
+
+    /** @return how many budgets are armed on the decider's own timer (for tests: a cancelled request leaves none) */
+    public int armedTimers() {
+        return timer.getQueue().size();
+    }
+
+    CompletionStage<Decision> send(Ask ask, @Nullable Executor here) {
+        return here == null ? limiter.reserveAsync(ask.state(), ask.key(), ask.cost())
+                : limiter.reserveHereAsync(ask.state(), ask.key(), ask.cost(), here);
+    }
+
+    RateLimiter limiter() {
+        return limiter;
+    }
+
+    GridLimitMetrics metrics() {
+        return metrics;
+    }
+
+    void giveBack(Answer admitted, GridLimitMetrics.GiveBackReason reason) {
+        giveBack.giveBack(admitted, reason);
+    }
+
+    ScheduledFuture<?> schedule(Runnable task, long nanos, @Nullable ScheduledExecutorService on) {
+        if (on != null) {
+            try {
+                return on.schedule(task, nanos, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+                // the event loop is shutting down: the decider's own timer below
+            }
+        }
+        return timer.schedule(task, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    void latency(Ask ask, long startNanos) {
+        metrics.latency(ask.policy().name(), System.nanoTime() - startNanos);
+    }
+
+    /**
+     * A decision the grid did not give: counted and logged, then decided on this replica's share where the failure
+     * mode is {@code local}, else failed.
+     */
+    Answer fallback(Door door, Ask ask, Throwable cause, long startNanos, long budgetNanos) {
+        String policy = ask.policy().name();
+        boolean timeout = cause instanceof TimeoutException;
+        latency(ask, startNanos);
+        metrics.gridError(policy, timeout);
+        log(policy, timeout, cause, budgetNanos);
+        if (door.failureMode() && config.failureMode() == FailureMode.LOCAL) {
+            try {
+                Decision decided = local.decide(ask.policy(), ask.key(), ask.cost());
+                if (decided != null) {
+                    io.gridlimit.api.Policy share = local.derived(policy);
+                    return new Answer(ask, decided, Answer.By.LOCAL, share == null ? ask.policy() : share, null);
+                }
+                // no share (a quota below expected-replicas): never decided alone, answered as closed
+            } catch (RuntimeException e) {
+                LOG.warn("local fallback failed for policy '{}' ({}); answered as failure-mode closed", policy,
+                        e.toString());
+            }
+        }
+        return Answer.failed(ask, cause);
+    }
+
+    private void log(String policy, boolean timeout, @Nullable Throwable cause, long budgetNanos) {
+        long now = System.nanoTime();
+        long last = lastWarnNanos.get();
+        boolean warn = now - last >= WARN_INTERVAL_NANOS && lastWarnNanos.compareAndSet(last, now);
+        if (warn || LOG.isDebugEnabled()) {
+            String message = timeout ? "grid did not answer policy '" + policy + "' within "
+                    + Duration.ofNanos(budgetNanos) : "grid failed to decide policy '" + policy + "': " + cause;
+            if (warn) {
+                LOG.warn("{} (failure-mode {}; logged at most every 10 s, see metric {})", message,
+                        config.failureMode().name().toLowerCase(Locale.ROOT), GridLimitMetrics.GRID_ERRORS);
+            } else {
+                LOG.debug(message);
+            }
+        }
+    }
+}

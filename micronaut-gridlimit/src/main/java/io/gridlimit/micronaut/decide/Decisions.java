@@ -1,0 +1,228 @@
+package io.gridlimit.micronaut.decide;
+
+import io.gridlimit.api.Decision;
+import io.gridlimit.api.Settlement;
+import io.gridlimit.internal.Futures;
+import io.gridlimit.micronaut.metrics.GridLimitMetrics;
+import io.micronaut.core.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One request's decisions, from its door's first {@link #decide} until the door {@linkplain #close closes} it (not
+ * admitted) or keeps its admissions ({@link #settle}). Created by {@link Decider#begin}; the rules of
+ * docs/SPEC.md §5 and §10 that every door shares:
+ * <ul>
+ *   <li>every answer is given once: by the grid, by the budget's timeout (then by the failure mode), or by a
+ *       {@link #close} that came first ({@link Answer.By#CANCELLED});</li>
+ *   <li>an admission that arrives after its rule was answered otherwise is given back ({@code reason=late});</li>
+ *   <li>once closed, nothing more is sent; every admission the request holds, and any that arrives later, is given
+ *       back with the close's reason, exactly once.</li>
+ * </ul>
+ * Thread-safe: its state is guarded by its own monitor; answers complete on the thread that decides them (the
+ * limiter's, the request's event loop, or the timer's).
+ */
+public final class Decisions {
+    private final Decider decider;
+    private final Door door;
+    private final long budgetNanos;
+    private final @Nullable ScheduledExecutorService timer;
+    private final @Nullable Executor here;
+
+    private final List<Pending> pending = new ArrayList<>();
+    private final List<Answer> admitted = new ArrayList<>();
+    private GridLimitMetrics.@Nullable GiveBackReason closed;
+
+    Decisions(Decider decider, Door door, long budgetNanos, @Nullable ScheduledExecutorService timer,
+              @Nullable Executor here) {
+        this.decider = decider;
+        this.door = door;
+        this.budgetNanos = budgetNanos;
+        this.timer = timer;
+        this.here = here;
+    }
+
+    /**
+     * Decides one rule: sends it to the grid, unless the request is closed already (then it is answered
+     * {@link Answer.By#CANCELLED} and never sent).
+     *
+     * @param ask the rule
+     * @return its answer; never completed exceptionally
+     */
+    public CompletableFuture<Answer> decide(Ask ask) {
+        Pending p = new Pending(ask);
+        synchronized (this) {
+            if (closed != null) {
+                p.result.complete(Answer.cancelled(ask));
+                return p.result;
+            }
+            pending.add(p);
+        }
+        CompletableFuture<Decision> stage;
+        try {
+            stage = decider.send(ask, here).toCompletableFuture();
+        } catch (RuntimeException e) {
+            stage = CompletableFuture.failedFuture(e);
+        }
+        p.stage = stage;
+        if (!stage.isDone() && budgetNanos != Decider.NO_BUDGET) {
+            p.timeout = decider.schedule(p::expire, budgetNanos, timer);
+        }
+        if (p.answered.get()) {
+            // answered while it was being sent (closed, or it completed before its timer was set)
+            p.cancelTimeout();
+            stage.cancel(false);
+        }
+        stage.whenComplete(p::arrived);
+        return p.result;
+    }
+
+    /**
+     * Ends the request without admitting it: nothing more is sent, every rule not answered yet is answered
+     * {@link Answer.By#CANCELLED} (still queued on this replica: never sent; in flight: the limiter gives its admission
+     * back when it arrives), and every admission, now or arriving later, is given back with {@code reason}
+     * (all-or-nothing, docs/SPEC.md §10). Only the first close counts.
+     *
+     * @param reason why: {@code denied} (a rule denied) or {@code failed} (answered 503, {@code UNAVAILABLE}, or the
+     *     caller went away)
+     */
+    public void close(GridLimitMetrics.GiveBackReason reason) {
+        List<Pending> waiting;
+        List<Answer> back;
+        synchronized (this) {
+            if (closed != null) {
+                return;
+            }
+            closed = reason;
+            waiting = List.copyOf(pending);
+            back = List.copyOf(admitted);
+            admitted.clear();
+        }
+        waiting.forEach(Pending::cancel);
+        back.forEach(a -> decider.giveBack(a, reason));
+    }
+
+    /**
+     * Settles the admissions of a request that went through to its actual cost (docs/SPEC.md §10), counting each
+     * ({@value GridLimitMetrics#SETTLES}, with this door's {@code source}). Call it at most once, and never after
+     * {@link #close}.
+     *
+     * @param actual the actual cost, in [0, 10^15]
+     * @return one stage per settled reservation (admissions without one are skipped)
+     */
+    public List<CompletableFuture<Settlement>> settle(long actual) {
+        List<Answer> held;
+        synchronized (this) {
+            held = List.copyOf(admitted);
+        }
+        List<CompletableFuture<Settlement>> stages = new ArrayList<>();
+        for (Answer a : held) {
+            if (a.decision().reservation() == null) {
+                continue;
+            }
+            Ask ask = a.ask();
+            CompletableFuture<Settlement> stage;
+            try {
+                stage = a.local()
+                        ? CompletableFuture.completedFuture(decider.local().settle(ask.policy(),
+                                a.decision().reservation(), actual))
+                        : decider.limiter().settleAsync(ask.state(), a.decision().reservation(), actual)
+                                .toCompletableFuture();
+            } catch (RuntimeException e) {
+                stage = CompletableFuture.failedFuture(e);
+            }
+            stage.whenComplete((s, e) -> {
+                if (s != null) {
+                    decider.metrics().settle(door.source(), ask.policy().name(), s);
+                }
+            });
+            stages.add(stage);
+        }
+        return stages;
+    }
+
+    /** Records an answer and delivers it; an admission that meets a close is given back with its reason. */
+    private void deliver(Pending p, Answer answer) {
+        GridLimitMetrics.GiveBackReason back = null;
+        if (answer.admitted()) {
+            synchronized (this) {
+                if (closed == null) {
+                    admitted.add(answer);
+                } else {
+                    back = closed;
+                }
+            }
+        }
+        if (back != null) {
+            decider.giveBack(answer, back);
+        }
+        p.result.complete(answer);
+    }
+
+    /** One rule in flight: answered once, by whichever of the grid, the timeout or a close comes first. */
+    private final class Pending {
+        final Ask ask;
+        final long startNanos = System.nanoTime();
+        final CompletableFuture<Answer> result = new CompletableFuture<>();
+        final AtomicBoolean answered = new AtomicBoolean();
+        volatile @Nullable CompletableFuture<Decision> stage;
+        volatile @Nullable Future<?> timeout;
+
+        Pending(Ask ask) {
+            this.ask = ask;
+        }
+
+        void expire() {
+            if (answered.compareAndSet(false, true)) {
+                cancelStage(); // queued: never sent; sent: given back when it arrives, here or by the limiter
+                deliver(this, decider.fallback(door, ask, new TimeoutException("no answer within the budget"),
+                        startNanos, budgetNanos));
+            }
+        }
+
+        void cancel() {
+            if (answered.compareAndSet(false, true)) {
+                cancelTimeout();
+                cancelStage();
+                result.complete(Answer.cancelled(ask));
+            }
+        }
+
+        void arrived(@Nullable Decision decision, @Nullable Throwable error) {
+            cancelTimeout();
+            if (answered.compareAndSet(false, true)) {
+                if (error == null) {
+                    decider.latency(ask, startNanos);
+                    deliver(this, Answer.grid(ask, decision));
+                } else {
+                    Throwable cause = Futures.unwrap(error);
+                    deliver(this, decider.fallback(door, ask, cause, startNanos, budgetNanos));
+                }
+            } else if (error == null && decision.allowed()) {
+                // answered already (the timeout, the failure mode or a close): this admission must not stand
+                decider.giveBack(Answer.grid(ask, decision), GridLimitMetrics.GiveBackReason.LATE);
+            }
+        }
+
+        void cancelTimeout() {
+            Future<?> t = timeout;
+            if (t != null) {
+                t.cancel(false);
+            }
+        }
+
+        private void cancelStage() {
+            CompletableFuture<Decision> s = stage;
+            if (s != null) {
+                s.cancel(false);
+            }
+        }
+    }
+}
