@@ -7,6 +7,7 @@ import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.micronaut.core.annotation.Nullable;
 import jakarta.annotation.PreDestroy;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +51,7 @@ public class Decider {
     private static final Logger LOG = LoggerFactory.getLogger(Decider.class);
     private static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private final GridLimitConfig config;
+    private final FailureMode failureMode;
     private final RateLimiter limiter;
     private final LocalFallback local;
     private final GiveBack giveBack;
@@ -65,9 +66,22 @@ public class Decider {
      * @param giveBack returns what admissions took when their request is not admitted
      * @param metrics counts latencies, grid errors, give-backs and settles
      */
+    @Inject
     public Decider(GridLimitConfig config, RateLimiter limiter, LocalFallback local, GiveBack giveBack,
                    GridLimitMetrics metrics) {
-        this.config = config;
+        this(config.failureMode(), limiter, local, giveBack, metrics);
+    }
+
+    /**
+     * @param failureMode what answers a decision the grid does not give, at doors where it applies (SPEC §5)
+     * @param limiter decides
+     * @param local decides on this replica's share when the grid cannot, under {@code failure-mode: local}
+     * @param giveBack returns what admissions took when their request is not admitted
+     * @param metrics counts latencies, grid errors, give-backs and settles
+     */
+    public Decider(FailureMode failureMode, RateLimiter limiter, LocalFallback local, GiveBack giveBack,
+                   GridLimitMetrics metrics) {
+        this.failureMode = failureMode;
         this.limiter = limiter;
         this.local = local;
         this.giveBack = giveBack;
@@ -104,7 +118,7 @@ public class Decider {
 
     /** @return the configured failure mode, which a door applies to a {@link Answer.By#FAILED} answer */
     public FailureMode failureMode() {
-        return config.failureMode();
+        return failureMode;
     }
 
     /** @return the local fallback, whose shares decide under {@code failure-mode: local} */
@@ -165,7 +179,7 @@ public class Decider {
         latency(ask, startNanos);
         metrics.gridError(policy, timeout);
         log(policy, timeout, cause, budgetNanos);
-        if (door.failureMode() && config.failureMode() == FailureMode.LOCAL) {
+        if (door.failureMode() && failureMode == FailureMode.LOCAL) {
             try {
                 Decision decided = local.decide(ask.policy(), ask.key(), ask.cost());
                 if (decided != null) {
@@ -190,7 +204,7 @@ public class Decider {
                     + Duration.ofNanos(budgetNanos) : "grid failed to decide policy '" + policy + "': " + cause;
             if (warn) {
                 LOG.warn("{} (failure-mode {}; logged at most every 10 s, see metric {})", message,
-                        config.failureMode().name().toLowerCase(Locale.ROOT), GridLimitMetrics.GRID_ERRORS);
+                        failureMode.name().toLowerCase(Locale.ROOT), GridLimitMetrics.GRID_ERRORS);
             } else {
                 LOG.debug(message);
             }
