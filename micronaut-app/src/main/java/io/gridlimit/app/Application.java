@@ -1,14 +1,11 @@
 package io.gridlimit.app;
 
+import io.gridlimit.app.beans.ServiceBeans;
+
 /** Entry point of the GridLimit rate-limiting service. */
 public final class Application {
-    /**
-     * The property that turns the service's own beans on (the demo controller, the decision API, the start-up
-     * warm-up). The service's {@code application.yml} sets it; a service that merely depends on micronaut-app for the
-     * integration has its own {@code application.yml}, which Micronaut reads instead, so it gets none of them unless
-     * it sets this property itself.
-     */
-    public static final String SERVICE_PROPERTY = "gridlimit.service.enabled";
+    /** The property that turns the service's own beans on: {@link ServiceBeans#ENABLED}. */
+    public static final String SERVICE_PROPERTY = ServiceBeans.ENABLED;
 
     private Application() {
     }

@@ -12,7 +12,7 @@ import java.util.Optional;
  * use or by a configuration file that is not valid YAML logs one ERROR line naming the property or the file
  * ({@link StartupProblems}) and exits with status 1, instead of Micronaut's stack trace. Invalid GridLimit
  * configuration is the library's to report, in the same way and in any service
- * ({@code io.gridlimit.micronaut.config.sources.GridLimitContextConfigurer}). Every other start-up failure, and any
+ * ({@code io.gridlimit.micronaut.config.GridLimitContextConfigurer}). Every other start-up failure, and any
  * failure in the {@code test} environment, is Micronaut's to report.
  */
 final class ServiceLauncher extends Micronaut {

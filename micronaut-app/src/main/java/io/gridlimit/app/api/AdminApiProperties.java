@@ -1,6 +1,6 @@
 package io.gridlimit.app.api;
 
-import io.gridlimit.app.Application;
+import io.gridlimit.app.beans.ServiceBeans;
 import io.micronaut.context.annotation.ConfigurationProperties;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
@@ -17,7 +17,7 @@ import io.micronaut.core.annotation.Nullable;
  * </pre>
  */
 @ConfigurationProperties(AdminApiProperties.PREFIX)
-@Requires(property = Application.SERVICE_PROPERTY, value = "true")
+@Requires(property = ServiceBeans.ENABLED, value = "true")
 public class AdminApiProperties {
     /** The prefix of every admin-API property. */
     public static final String PREFIX = "gridlimit.admin-api";

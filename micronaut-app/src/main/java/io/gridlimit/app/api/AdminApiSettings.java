@@ -1,6 +1,6 @@
 package io.gridlimit.app.api;
 
-import io.gridlimit.app.Application;
+import io.gridlimit.app.beans.ServiceBeans;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.exceptions.ConfigurationException;
@@ -22,7 +22,7 @@ import java.util.Optional;
  * Immutable and thread-safe.
  */
 @Context
-@Requires(property = Application.SERVICE_PROPERTY, value = "true")
+@Requires(property = ServiceBeans.ENABLED, value = "true")
 public class AdminApiSettings {
     /** {@code gridlimit.admin-api.enabled}. */
     public static final String ENABLED_PROPERTY = AdminApiProperties.PREFIX + ".enabled";

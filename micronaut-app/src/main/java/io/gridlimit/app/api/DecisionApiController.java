@@ -15,7 +15,7 @@ import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
-import io.gridlimit.app.Application;
+import io.gridlimit.app.beans.ServiceBeans;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
@@ -82,7 +82,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link RateLimiter#reserveAsync(io.gridlimit.api.Policy, String, long)}): the handlers return futures and never
  * block the Netty event loop (docs/SPEC.md §5: never blocked on the grid).
  */
-@Requires(property = Application.SERVICE_PROPERTY, value = "true")
+@Requires(property = ServiceBeans.ENABLED, value = "true")
 @Controller(value = "/v1/ratelimit", port = DecisionApiSettings.PORT_PLACEHOLDER)
 public class DecisionApiController {
     /** The most checks one batch may hold; a larger batch answers 400. */

@@ -1,6 +1,6 @@
 package io.gridlimit.app.api;
 
-import io.gridlimit.app.Application;
+import io.gridlimit.app.beans.ServiceBeans;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.order.Ordered;
@@ -24,7 +24,7 @@ import io.micronaut.http.filter.ServerFilterPhase;
  * <p>The port compared is the local port the connection was accepted on ({@link HttpRequest#getServerAddress()}),
  * not the {@code Host} header, which the caller controls.
  */
-@Requires(property = Application.SERVICE_PROPERTY, value = "true")
+@Requires(property = ServiceBeans.ENABLED, value = "true")
 @ServerFilter("/v1/**")
 public class DecisionApiPortFilter implements Ordered {
     /** Detail of the 404 problem on any port but the internal one. */

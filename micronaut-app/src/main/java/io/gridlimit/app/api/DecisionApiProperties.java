@@ -1,6 +1,6 @@
 package io.gridlimit.app.api;
 
-import io.gridlimit.app.Application;
+import io.gridlimit.app.beans.ServiceBeans;
 import io.micronaut.context.annotation.ConfigurationProperties;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
@@ -22,7 +22,7 @@ import io.micronaut.core.annotation.Nullable;
  * </pre>
  */
 @ConfigurationProperties(DecisionApiProperties.PREFIX)
-@Requires(property = Application.SERVICE_PROPERTY, value = "true")
+@Requires(property = ServiceBeans.ENABLED, value = "true")
 public class DecisionApiProperties {
     /** The prefix of every decision-API property. */
     public static final String PREFIX = "gridlimit.decision-api";

@@ -1,6 +1,6 @@
 package io.gridlimit.app.api;
 
-import io.gridlimit.app.Application;
+import io.gridlimit.app.beans.ServiceBeans;
 import io.gridlimit.micronaut.config.CheckedValues;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Requires;
@@ -37,7 +37,7 @@ import java.util.regex.Pattern;
  * </ul>
  */
 @Context
-@Requires(property = Application.SERVICE_PROPERTY, value = "true")
+@Requires(property = ServiceBeans.ENABLED, value = "true")
 public class DecisionApiSettings {
     /** Property path of the internal port. */
     public static final String PORT_PROPERTY = DecisionApiProperties.PREFIX + ".port";

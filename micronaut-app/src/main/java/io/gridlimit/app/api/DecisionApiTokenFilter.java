@@ -1,6 +1,6 @@
 package io.gridlimit.app.api;
 
-import io.gridlimit.app.Application;
+import io.gridlimit.app.beans.ServiceBeans;
 import io.gridlimit.micronaut.problem.Problem;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
@@ -29,7 +29,7 @@ import java.util.List;
  * {@code gridlimit.admin-api.token}, or the decision API's token when it has none ({@link AdminApiSettings}).
  * Runs right after {@link DecisionApiPortFilter}: on the public port the answer is 404, never 401. Stateless.
  */
-@Requires(property = Application.SERVICE_PROPERTY, value = "true")
+@Requires(property = ServiceBeans.ENABLED, value = "true")
 @ServerFilter("/v1/**")
 public class DecisionApiTokenFilter implements Ordered {
     /** The challenge of every 401: RFC 6750 §3. */

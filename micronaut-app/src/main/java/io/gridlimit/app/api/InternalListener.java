@@ -1,6 +1,6 @@
 package io.gridlimit.app.api;
 
-import io.gridlimit.app.Application;
+import io.gridlimit.app.beans.ServiceBeans;
 import io.micronaut.context.BeanContext;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.env.Environment;
@@ -36,7 +36,7 @@ import java.util.Optional;
  * port (the decision API would be unreachable). Hand-written listeners are otherwise used as written.
  */
 @Singleton
-@Requires(property = Application.SERVICE_PROPERTY, value = "true")
+@Requires(property = ServiceBeans.ENABLED, value = "true")
 public class InternalListener implements BeanCreatedEventListener<NettyHttpServerConfiguration> {
     private static final Logger LOG = LoggerFactory.getLogger(InternalListener.class);
 

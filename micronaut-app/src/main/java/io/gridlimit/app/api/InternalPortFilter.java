@@ -1,6 +1,6 @@
 package io.gridlimit.app.api;
 
-import io.gridlimit.app.Application;
+import io.gridlimit.app.beans.ServiceBeans;
 import io.gridlimit.micronaut.key.PathNormalizer;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.core.annotation.Nullable;
@@ -19,7 +19,7 @@ import io.micronaut.http.filter.ServerFilterPhase;
  * port (e.g. {@code /demo/hello}) neither is served nor spends its callers' quota. Thread-safe.
  */
 @ServerFilter("/**")
-@Requires(property = Application.SERVICE_PROPERTY, value = "true")
+@Requires(property = ServiceBeans.ENABLED, value = "true")
 public class InternalPortFilter implements Ordered {
     /** Detail of the 404 problem for a public path on the internal port. */
     static final String NOT_HERE_DETAIL = "the internal port serves the decision API, /health and /prometheus only";

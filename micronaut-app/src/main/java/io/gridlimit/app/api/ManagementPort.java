@@ -1,6 +1,6 @@
 package io.gridlimit.app.api;
 
-import io.gridlimit.app.Application;
+import io.gridlimit.app.beans.ServiceBeans;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.event.BeanCreatedEvent;
 import io.micronaut.context.event.BeanCreatedEventListener;
@@ -16,7 +16,7 @@ import jakarta.inject.Singleton;
  * public or not opened at all).
  */
 @Singleton
-@Requires(property = Application.SERVICE_PROPERTY, value = "true")
+@Requires(property = ServiceBeans.ENABLED, value = "true")
 public class ManagementPort implements BeanCreatedEventListener<EndpointDefaultConfiguration> {
     /** Micronaut's property for the management endpoints' port. */
     public static final String ENDPOINTS_PORT_PROPERTY = EndpointDefaultConfiguration.PREFIX + ".port";

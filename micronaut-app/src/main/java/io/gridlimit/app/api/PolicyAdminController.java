@@ -1,11 +1,12 @@
 package io.gridlimit.app.api;
 
 import io.gridlimit.api.Policy;
-import io.gridlimit.app.Application;
+import io.gridlimit.app.beans.ServiceBeans;
 import io.gridlimit.grid.PolicyCatalog;
 import io.gridlimit.grid.PolicyRecord;
 import io.gridlimit.micronaut.catalog.PolicySource;
 import io.gridlimit.micronaut.config.PolicyDefinitions;
+import io.gridlimit.micronaut.config.sources.PolicyNames;
 import io.gridlimit.micronaut.metrics.CatalogMetrics;
 import io.gridlimit.micronaut.problem.ExactParameters;
 import io.gridlimit.micronaut.problem.Problem;
@@ -56,7 +57,7 @@ import java.util.Map;
  * loop. 503 while a member of the cluster runs a GridLimit without the catalog (a rolling upgrade), or the catalog
  * is off.
  */
-@Requires(property = Application.SERVICE_PROPERTY, value = "true")
+@Requires(property = ServiceBeans.ENABLED, value = "true")
 @Requires(property = AdminApiSettings.ENABLED_PROPERTY, value = "true")
 @Controller(value = PolicyAdminController.PATH, port = DecisionApiSettings.PORT_PLACEHOLDER)
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -136,7 +137,7 @@ public class PolicyAdminController {
             produces = {MediaType.APPLICATION_JSON, Problem.MEDIA_TYPE})
     public HttpResponse<?> put(HttpRequest<?> request, @PathVariable String name, @Body @Nullable byte[] body) {
         ExactParameters.check(request);
-        String nameError = PolicyDefinitions.nameError("name", name);
+        String nameError = PolicyNames.nameError("name", name);
         if (nameError != null) {
             throw new AdminProblem(HttpStatus.BAD_REQUEST, nameError);
         }

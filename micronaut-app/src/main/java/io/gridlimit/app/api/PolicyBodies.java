@@ -2,6 +2,7 @@ package io.gridlimit.app.api;
 
 import io.gridlimit.api.Policy;
 import io.gridlimit.micronaut.config.PolicyDefinitions;
+import io.gridlimit.micronaut.config.sources.PolicyNames;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.convert.ConversionService;
 import io.micronaut.http.HttpStatus;
@@ -90,7 +91,7 @@ final class PolicyBodies {
                 bands = new LinkedHashMap<>();
                 for (Map.Entry<String, JsonNode> band : b.entries()) {
                     String bandPath = at(path, "bands." + band.getKey());
-                    String nameError = PolicyDefinitions.nameError(bandPath, band.getKey());
+                    String nameError = PolicyNames.nameError(bandPath, band.getKey());
                     if (nameError != null) {
                         errors.add(nameError);
                     } else if (!band.getValue().isObject()) {

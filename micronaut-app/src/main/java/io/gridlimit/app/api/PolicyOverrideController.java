@@ -1,7 +1,7 @@
 package io.gridlimit.app.api;
 
 import io.gridlimit.api.RateLimiter;
-import io.gridlimit.app.Application;
+import io.gridlimit.app.beans.ServiceBeans;
 import io.gridlimit.grid.PolicyCatalog;
 import io.gridlimit.micronaut.catalog.PolicySource;
 import io.gridlimit.micronaut.metrics.CatalogMetrics;
@@ -44,7 +44,7 @@ import java.util.Map;
  * the blocking executor, never on the event loop. 503 while the catalog is off or a member runs a GridLimit
  * without it.
  */
-@Requires(property = Application.SERVICE_PROPERTY, value = "true")
+@Requires(property = ServiceBeans.ENABLED, value = "true")
 @Requires(property = AdminApiSettings.ENABLED_PROPERTY, value = "true")
 @Controller(value = PolicyAdminController.PATH, port = DecisionApiSettings.PORT_PLACEHOLDER)
 @ExecuteOn(TaskExecutors.BLOCKING)

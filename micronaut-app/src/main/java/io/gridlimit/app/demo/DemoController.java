@@ -1,7 +1,7 @@
 package io.gridlimit.app.demo;
 
 import io.micronaut.http.MediaType;
-import io.gridlimit.app.Application;
+import io.gridlimit.app.beans.ServiceBeans;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
@@ -15,7 +15,7 @@ import io.micronaut.http.annotation.Produces;
  * before it gets here and adds the {@code RateLimit-*} headers. 20 quick requests from one client give 5 answers
  * 200 and then 15 answers 429.
  */
-@Requires(property = Application.SERVICE_PROPERTY, value = "true")
+@Requires(property = ServiceBeans.ENABLED, value = "true")
 @Controller("/demo")
 public class DemoController {
     /** The greeting body, ending with a newline so that curl output stays readable. */

@@ -13,7 +13,7 @@ import java.util.Set;
  * with {@link #PREFIX} and names the property and the value; Micronaut wraps it in one bean-instantiation exception
  * per bean on the path to it, each repeating the message, so its default start-up log prints the sentence once per
  * wrapper inside a stack trace. Under a {@code main} ({@code Micronaut.run}) the library's
- * {@link io.gridlimit.micronaut.config.sources.GridLimitContextConfigurer} logs it once instead, as one ERROR line of
+ * {@link io.gridlimit.micronaut.config.GridLimitContextConfigurer} logs it once instead, as one ERROR line of
  * this class's logger, and exits with status 1; elsewhere (a test, {@code ApplicationContext.run}) find it with:
  *
  * <pre>{@code

@@ -76,32 +76,6 @@ public final class PolicyDefinitions {
     }
 
     /**
-     * Checks a policy or band name: 1 to 64 characters of {@code [A-Za-z0-9._-]} (grid-core), without {@code .}
-     * (configuration reads it as nesting), and kept as written by Micronaut (lower case, {@code -} between words).
-     *
-     * @param path where the name is written, for the message
-     * @param name the name
-     * @return the message {@code <path>: ...} when refused, else null
-     */
-    public static @Nullable String nameError(String path, String name) {
-        if (name.contains(".")) {
-            return path + ": the name '" + name + "' contains '.', which Micronaut reads as nested properties: use "
-                    + "letters, digits and '-' only";
-        }
-        String kept = NameUtils.hyphenate(name, true);
-        if (!kept.equals(name)) {
-            return path + ": the name '" + name + "' would be read by Micronaut as '" + kept + "'; names are used "
-                    + "exactly as written (maps, headers, metrics), so write it in lower case with '-' between words";
-        }
-        try {
-            Policy.builder(name);
-        } catch (IllegalArgumentException e) {
-            return path + ": " + e.getMessage();
-        }
-        return null;
-    }
-
-    /**
      * Maps a definition onto a policy.
      *
      * @param path the definition's path, e.g. {@code gridlimit.policies.demo}, or {@code ""} for a JSON body (then

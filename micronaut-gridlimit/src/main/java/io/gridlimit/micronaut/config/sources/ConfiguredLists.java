@@ -47,7 +47,7 @@ import java.util.regex.Pattern;
  * refreshed later keeps the lists resolved at boot (GridLimit reads its configuration at boot only). Not thread-safe
  * while built; immutable once published.
  */
-final class ConfiguredLists {
+public final class ConfiguredLists {
     /** The name of the property source that clears what lower sources left under a replaced list. */
     static final String CLEARED = "gridlimit-lists-cleared";
     /** The name of the property source that holds every resolved list. */
@@ -70,7 +70,7 @@ final class ConfiguredLists {
      * @param context a context whose environment has read its property sources
      * @return the published lists, never null
      */
-    static ConfiguredLists publish(ApplicationContext context) {
+    public static ConfiguredLists publish(ApplicationContext context) {
         Environment environment = context.getEnvironment();
         Optional<ConfiguredLists> done = environment.getPropertySources().stream()
                 .filter(s -> s instanceof Published).map(s -> ((Published) s).lists).findFirst();

@@ -1,6 +1,5 @@
 package io.gridlimit.micronaut.config.sources;
 
-import io.gridlimit.micronaut.config.PolicyDefinitions;
 import io.gridlimit.api.Band;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.context.env.PropertySource;
@@ -289,7 +288,7 @@ final class PropertyCheck {
                         + "are used exactly as written, so each must differ in more than case");
             }
             if (!NameUtils.hyphenate(segment, true).equals(segment)) {
-                errors.add(PolicyDefinitions.nameError(path, segment)); // the one name rule, shared with the admin API
+                errors.add(PolicyNames.nameError(path, segment)); // the one name rule, shared with the admin API
             }
         }
     }

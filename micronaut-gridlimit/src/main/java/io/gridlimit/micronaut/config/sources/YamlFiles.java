@@ -21,7 +21,7 @@ import java.util.Set;
  * {@code NoClassDefFoundError}. Either way the boot stops with one sentence naming the file and the dependency to add.
  * Stateless.
  */
-final class YamlFiles {
+public final class YamlFiles {
     private static final Set<String> EXTENSIONS = Set.of("yml", "yaml");
     private static final String MISSING = " is a YAML configuration file, but no YAML parser is on the classpath, so "
             + "Micronaut %s it; add the dependency org.yaml:snakeyaml (runtime scope)";
@@ -37,7 +37,7 @@ final class YamlFiles {
      * @return one message per file ({@code MICRONAUT_CONFIG_FILES: '/etc/x.yml' is a YAML configuration file, …}),
      *     empty when SnakeYAML is present or no such file is named
      */
-    static List<String> unreadableConfigFiles(ClassLoader classLoader) {
+    public static List<String> unreadableConfigFiles(ClassLoader classLoader) {
         List<String> errors = new ArrayList<>();
         if (ClassUtils.isPresent("org.yaml.snakeyaml.Yaml", classLoader)) {
             return errors;

@@ -1,6 +1,7 @@
-package io.gridlimit.micronaut.config.sources;
+package io.gridlimit.micronaut.config;
 
-import io.gridlimit.micronaut.config.BootFailure;
+import io.gridlimit.micronaut.config.sources.ConfiguredLists;
+import io.gridlimit.micronaut.config.sources.YamlFiles;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.context.ApplicationContextBuilder;
 import io.micronaut.context.ApplicationContextConfigurer;

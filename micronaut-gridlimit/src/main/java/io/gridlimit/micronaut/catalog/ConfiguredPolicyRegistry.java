@@ -1,8 +1,9 @@
-package io.gridlimit.micronaut.config;
+package io.gridlimit.micronaut.catalog;
 
 import io.gridlimit.api.Policy;
 import io.gridlimit.micronaut.PolicyRegistry;
-import io.gridlimit.micronaut.catalog.PolicySource;
+import io.gridlimit.micronaut.config.GridLimitConfig;
+import io.gridlimit.micronaut.config.GridLimitConfigFactory;
 import io.micronaut.context.BeanProvider;
 import jakarta.inject.Singleton;
 
