@@ -47,9 +47,10 @@ final class CheckAttempt {
         this.checks = new ArrayList<>(asked.size());
         this.asks = new ArrayList<>(asked.size());
         for (CheckRequests.Check c : asked) {
-            io.gridlimit.api.Policy chosen = catalog.resolve(c.policy(), c.key());
-            checks.add(chosen == c.policy() ? c : new CheckRequests.Check(chosen, c.key(), c.cost(), c.reserve()));
-            asks.add(new Ask(chosen, catalog.onStateOf(chosen, c.policy().name()), c.key(), c.cost()));
+            Ask ask = catalog.ask(c.policy(), c.key(), c.cost());
+            checks.add(ask.policy() == c.policy() ? c
+                    : new CheckRequests.Check(ask.policy(), c.key(), c.cost(), c.reserve()));
+            asks.add(ask);
         }
     }
 

@@ -9,6 +9,7 @@ import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.micronaut.config.PlanProperties;
 import io.gridlimit.micronaut.config.RouteProperties;
 import io.gridlimit.micronaut.config.RouteRule;
+import io.gridlimit.micronaut.decide.Ask;
 import io.gridlimit.micronaut.key.ClientIpResolver;
 import io.gridlimit.micronaut.metrics.CatalogMetrics;
 import io.micronaut.context.BeanProvider;
@@ -182,6 +183,36 @@ public class PolicySource {
     /** @return the catalog in use, or null (a replaced limiter, or {@code gridlimit.catalog.enabled: false}) */
     public @Nullable PolicyCatalog catalog() {
         return catalog;
+    }
+
+    /**
+     * What a route rule's request asks the {@link io.gridlimit.micronaut.decide.Decider}: the policy chosen for it
+     * ({@link #resolve(RouteRule, String, HttpRequest)}: plan, override, catalog, resolved once here) on the state of
+     * the rule's own policy ({@link #onStateOf}), with the rule's cost.
+     *
+     * @param rule the matching rule
+     * @param key the request's grid key for the rule
+     * @param request the request (for the plan)
+     * @return the ask, never null
+     */
+    public Ask ask(RouteRule rule, String key, HttpRequest<?> request) {
+        Policy chosen = resolve(rule, key, request);
+        return new Ask(chosen, onStateOf(chosen, rule.policy().name()), key, rule.cost());
+    }
+
+    /**
+     * What a check of a named policy asks the {@link io.gridlimit.micronaut.decide.Decider} (the decision API): the
+     * key's override or the catalog's current version ({@link #resolve(Policy, String)}) on the state of the policy
+     * asked for ({@link #onStateOf}).
+     *
+     * @param asked the policy the caller named
+     * @param key the grid key
+     * @param cost the cost, in [1, 10^15]
+     * @return the ask, never null
+     */
+    public Ask ask(Policy asked, String key, long cost) {
+        Policy chosen = resolve(asked, key);
+        return new Ask(chosen, onStateOf(chosen, asked.name()), key, cost);
     }
 
     /**

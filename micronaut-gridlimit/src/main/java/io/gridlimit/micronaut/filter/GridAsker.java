@@ -3,7 +3,6 @@ package io.gridlimit.micronaut.filter;
 import io.gridlimit.internal.Futures;
 import io.gridlimit.micronaut.config.FailureMode;
 import io.gridlimit.micronaut.config.GridLimitConfig;
-import io.gridlimit.micronaut.decide.Ask;
 import io.gridlimit.micronaut.decide.Decider;
 import io.gridlimit.micronaut.decide.Decisions;
 import io.gridlimit.micronaut.decide.Door;
@@ -62,8 +61,7 @@ public class GridAsker {
             return CompletableFuture.completedFuture(done);
         }
         RuleCheck check = checks.get(index);
-        Ask ask = new Ask(check.policy(), check.grid(), check.key(), check.rule().cost());
-        return decisions.decide(ask).thenCompose(answer -> {
+        return decisions.decide(check.ask()).thenCompose(answer -> {
             RuleResult result = new RuleResult(check, answer.decision(), !answer.decided(), answer.local());
             done.add(result);
             return result.stops() ? CompletableFuture.completedFuture(done)

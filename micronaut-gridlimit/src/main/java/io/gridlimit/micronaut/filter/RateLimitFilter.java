@@ -107,9 +107,7 @@ public class RateLimitFilter implements Ordered {
         for (RouteRule rule : matching) {
             KeyResolver.Resolved resolved = keys.resolve(rule, request);
             if (resolved.present()) {
-                io.gridlimit.api.Policy decider = policies.resolve(rule, resolved.key(), request);
-                checks.add(new RuleCheck(rule, resolved.key(), decider,
-                        policies.onStateOf(decider, rule.policy().name())));
+                checks.add(new RuleCheck(rule, policies.ask(rule, resolved.key(), request)));
             } else if (resolved.malformed() || rule.onMissingKey() == OnMissingKey.REJECT) {
                 // a key missing because the request is malformed is always rejected: skip is for absent keys
                 metrics.decision(rule.policy().name(), Outcome.MISSING_KEY_REJECTED);
