@@ -87,7 +87,6 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
     private static final Logger LOG = LoggerFactory.getLogger(EnvoyRateLimitService.class);
 
     private final RlsConfig rules;
-    private final GridLimitConfig config;
     private final Decider decider;
     private final RlsAnswers answers;
     private final long gridTimeoutNanos;
@@ -117,7 +116,6 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
     public EnvoyRateLimitService(RlsConfig rules, GridLimitConfig config, Decider decider, GridLimitMetrics metrics,
                                  JsonMapper json) {
         this.rules = rules;
-        this.config = config;
         this.decider = decider;
         this.answers = new RlsAnswers(config.headers(), metrics, json);
         this.gridTimeoutNanos = config.gridTimeout().toNanos();
@@ -198,18 +196,22 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                         cost == 0);
                 int index = i;
                 decided.add(decisions.decide(new Ask(rule.policy(), check.key(), check.asked()))
-                        .thenApply(a -> outcomes[index] = RlsOutcome.of(check, a, config.failureMode())));
+                        .thenApply(a -> outcomes[index] = RlsOutcome.of(check, a, decider.failureMode())));
             }
         }
         CompletableFuture<Void> all = CompletableFuture.allOf(decided.toArray(CompletableFuture[]::new));
-        if (!decided.isEmpty()) {
-            // a call the client cancels (Envoy's timeout, a reset stream) stops waiting for the grid at once: what
-            // is still queued is never sent, what was admitted is given back
-            Context.CancellationListener cancelled = c -> decisions.close(GridLimitMetrics.GiveBackReason.FAILED);
+        // a call the client cancels (Envoy's timeout, a reset stream) stops waiting for the grid at once: what is
+        // still queued is never sent, what was admitted is given back. gRPC also cancels the call's context once it
+        // is answered, even OK: the listener goes before the answer, and an OK answer keeps its admissions.
+        Context.CancellationListener cancelled = decided.isEmpty() ? null
+                : c -> decisions.close(GridLimitMetrics.GiveBackReason.FAILED);
+        if (cancelled != null) {
             call.addListener(cancelled, Runnable::run);
-            all.whenComplete((v, e) -> call.removeListener(cancelled));
         }
         all.whenComplete((v, e) -> {
+            if (cancelled != null) {
+                call.removeListener(cancelled);
+            }
             try {
                 respond(matched, outcomes, decisions, out);
             } catch (RuntimeException x) {
@@ -257,11 +259,15 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
         }
         if (unavailable) {
             out.onError(Status.UNAVAILABLE.withDescription("the rate-limit grid did not answer in time "
-                    + "(gridlimit.failure-mode: " + config.failureMode().name().toLowerCase(Locale.ROOT) + ")")
+                    + "(gridlimit.failure-mode: " + decider.failureMode().name().toLowerCase(Locale.ROOT) + ")")
                     .asRuntimeException());
             return;
         }
-        out.onNext(answers.response(matched, outcomes, over));
+        RateLimitResponse response = answers.response(matched, outcomes, over);
+        if (!over) {
+            decisions.keep(); // answered OK: what the descriptors took stands
+        }
+        out.onNext(response);
         out.onCompleted();
     }
 

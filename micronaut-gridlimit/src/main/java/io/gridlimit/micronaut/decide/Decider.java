@@ -57,7 +57,8 @@ public class Decider {
     private final GiveBack giveBack;
     private final GridLimitMetrics metrics;
     private final ScheduledThreadPoolExecutor timer;
-    private final AtomicLong lastWarnNanos = new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
+    /** When each door last warned of a grid failure (each door throttled on its own). */
+    private final AtomicLong[] lastWarnNanos = new AtomicLong[Door.values().length];
 
     /**
      * @param config the checked configuration: {@code failure-mode}
@@ -86,6 +87,9 @@ public class Decider {
         this.local = local;
         this.giveBack = giveBack;
         this.metrics = metrics;
+        for (int i = 0; i < lastWarnNanos.length; i++) {
+            lastWarnNanos[i] = new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
+        }
         ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
             Thread thread = new Thread(r, "gridlimit-decider-timer");
             thread.setDaemon(true);
@@ -122,7 +126,7 @@ public class Decider {
     }
 
     /** @return the local fallback, whose shares decide under {@code failure-mode: local} */
-    public LocalFallback local() {
+    LocalFallback local() {
         return local;
     }
 
@@ -130,11 +134,6 @@ public class Decider {
     @PreDestroy
     public void close() {
         timer.shutdownNow();
-    }
-
-    /** @return how many budgets are armed on the decider's own timer (for tests: a cancelled request leaves none) */
-    public int armedTimers() {
-        return timer.getQueue().size();
     }
 
     CompletionStage<Decision> send(Ask ask, @Nullable Executor here) {
@@ -151,7 +150,13 @@ public class Decider {
     }
 
     void giveBack(Answer admitted, GridLimitMetrics.GiveBackReason reason) {
-        giveBack.giveBack(admitted, reason);
+        try {
+            giveBack.giveBack(admitted, reason);
+        } catch (RuntimeException e) {
+            // the seam promises never to throw; a replacement that does must not leave a request unanswered
+            LOG.warn("give-back of policy '{}' failed ({}): its cost stands", admitted.ask().policy().name(),
+                    e.toString());
+        }
     }
 
     ScheduledFuture<?> schedule(Runnable task, long nanos, @Nullable ScheduledExecutorService on) {
@@ -178,7 +183,7 @@ public class Decider {
         boolean timeout = cause instanceof TimeoutException;
         latency(ask, startNanos);
         metrics.gridError(policy, timeout);
-        log(policy, timeout, cause, budgetNanos);
+        log(door, policy, timeout, cause, budgetNanos);
         if (door.failureMode() && failureMode == FailureMode.LOCAL) {
             try {
                 Decision decided = local.decide(ask.policy(), ask.key(), ask.cost());
@@ -195,16 +200,19 @@ public class Decider {
         return Answer.failed(ask, cause);
     }
 
-    private void log(String policy, boolean timeout, @Nullable Throwable cause, long budgetNanos) {
+    private void log(Door door, String policy, boolean timeout, @Nullable Throwable cause, long budgetNanos) {
+        AtomicLong lastWarn = lastWarnNanos[door.ordinal()];
         long now = System.nanoTime();
-        long last = lastWarnNanos.get();
-        boolean warn = now - last >= WARN_INTERVAL_NANOS && lastWarnNanos.compareAndSet(last, now);
+        long last = lastWarn.get();
+        boolean warn = now - last >= WARN_INTERVAL_NANOS && lastWarn.compareAndSet(last, now);
         if (warn || LOG.isDebugEnabled()) {
             String message = timeout ? "grid did not answer policy '" + policy + "' within "
                     + Duration.ofNanos(budgetNanos) : "grid failed to decide policy '" + policy + "': " + cause;
             if (warn) {
-                LOG.warn("{} (failure-mode {}; logged at most every 10 s, see metric {})", message,
-                        failureMode.name().toLowerCase(Locale.ROOT), GridLimitMetrics.GRID_ERRORS);
+                LOG.warn("{} ({}; logged at most every 10 s per door, see metric {})", message, door.failureMode()
+                        ? "failure-mode " + failureMode.name().toLowerCase(Locale.ROOT)
+                        : door.name().toLowerCase(Locale.ROOT) + ": answered as unavailable",
+                        GridLimitMetrics.GRID_ERRORS);
             } else {
                 LOG.debug(message);
             }

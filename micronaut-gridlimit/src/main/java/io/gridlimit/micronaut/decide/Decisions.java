@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -24,7 +25,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       {@link #close} that came first ({@link Answer.By#CANCELLED});</li>
  *   <li>an admission that arrives after its rule was answered otherwise is given back ({@code reason=late});</li>
  *   <li>once closed, nothing more is sent; every admission the request holds, and any that arrives later, is given
- *       back with the close's reason, exactly once.</li>
+ *       back with the close's reason, exactly once;</li>
+ *   <li>once kept ({@link #keep}), nothing is given back by a close any more.</li>
  * </ul>
  * Thread-safe: its state is guarded by its own monitor; answers complete on the thread that decides them (the
  * limiter's, the request's event loop, or the timer's).
@@ -39,6 +41,7 @@ public final class Decisions {
     private final List<Pending> pending = new ArrayList<>();
     private final List<Answer> admitted = new ArrayList<>();
     private GridLimitMetrics.@Nullable GiveBackReason closed;
+    private boolean kept;
 
     Decisions(Decider decider, Door door, long budgetNanos, @Nullable ScheduledExecutorService timer,
               @Nullable Executor here) {
@@ -58,29 +61,38 @@ public final class Decisions {
      */
     public CompletableFuture<Answer> decide(Ask ask) {
         Pending p = new Pending(ask);
+        CompletableFuture<Decision> stage;
         synchronized (this) {
-            if (closed != null) {
+            if (closed != null || kept) {
                 p.result.complete(Answer.cancelled(ask));
                 return p.result;
             }
             pending.add(p);
+            // sent under the monitor, so a close either comes first (nothing sent) or sees the stage to cancel;
+            // sending never blocks (it queues or submits)
+            try {
+                stage = decider.send(ask, here).toCompletableFuture();
+            } catch (RuntimeException e) {
+                stage = CompletableFuture.failedFuture(e);
+            }
+            p.stage = stage;
         }
-        CompletableFuture<Decision> stage;
-        try {
-            stage = decider.send(ask, here).toCompletableFuture();
-        } catch (RuntimeException e) {
-            stage = CompletableFuture.failedFuture(e);
-        }
-        p.stage = stage;
+        boolean refused = false;
         if (!stage.isDone() && budgetNanos != Decider.NO_BUDGET) {
-            p.timeout = decider.schedule(p::expire, budgetNanos, timer);
+            try {
+                p.timeout = decider.schedule(p::expire, budgetNanos, timer);
+            } catch (RejectedExecutionException e) {
+                refused = true; // every timer is shutting down: the budget is spent now
+            }
         }
         if (p.answered.get()) {
-            // answered while it was being sent (closed, or it completed before its timer was set)
+            // answered while its timer was being set (it completed first)
             p.cancelTimeout();
-            stage.cancel(false);
         }
         stage.whenComplete(p::arrived);
+        if (refused) {
+            p.expire();
+        }
         return p.result;
     }
 
@@ -88,7 +100,7 @@ public final class Decisions {
      * Ends the request without admitting it: nothing more is sent, every rule not answered yet is answered
      * {@link Answer.By#CANCELLED} (still queued on this replica: never sent; in flight: the limiter gives its admission
      * back when it arrives), and every admission, now or arriving later, is given back with {@code reason}
-     * (all-or-nothing, docs/SPEC.md §10). Only the first close counts.
+     * (all-or-nothing, docs/SPEC.md §10). Only the first close counts, and none after {@link #keep}.
      *
      * @param reason why: {@code denied} (a rule denied) or {@code failed} (answered 503, {@code UNAVAILABLE}, or the
      *     caller went away)
@@ -97,7 +109,7 @@ public final class Decisions {
         List<Pending> waiting;
         List<Answer> back;
         synchronized (this) {
-            if (closed != null) {
+            if (closed != null || kept) {
                 return;
             }
             closed = reason;
@@ -107,6 +119,18 @@ public final class Decisions {
         }
         waiting.forEach(Pending::cancel);
         back.forEach(a -> decider.giveBack(a, reason));
+    }
+
+    /**
+     * Ends the request as admitted: its admissions stand (for {@link #settle}), a later {@link #close} does nothing,
+     * and nothing more is sent. A door calls it when it has answered the request as admitted, so that nothing that
+     * happens afterwards (a cancel the transport signals after the answer) can give back what the caller was told
+     * stands.
+     */
+    public synchronized void keep() {
+        if (closed == null) {
+            kept = true;
+        }
     }
 
     /**
@@ -160,10 +184,13 @@ public final class Decisions {
                 }
             }
         }
-        if (back != null) {
-            decider.giveBack(answer, back);
+        try {
+            if (back != null) {
+                decider.giveBack(answer, back);
+            }
+        } finally {
+            p.result.complete(answer);
         }
-        p.result.complete(answer);
     }
 
     /** One rule in flight: answered once, by whichever of the grid, the timeout or a close comes first. */

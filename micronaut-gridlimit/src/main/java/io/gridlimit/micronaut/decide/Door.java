@@ -12,7 +12,7 @@ public enum Door {
     FILTER(GridLimitMetrics.Source.FILTER, true),
     /**
      * The decision API: a failure is the caller's to handle (503), so no failure mode applies and nothing is decided
-     * locally (SPEC §5, "decision API").
+     * locally (its controller's class comment; docs/SPEC.md §10 for the give-backs).
      */
     API(GridLimitMetrics.Source.API, false),
     /** Envoy's {@code ShouldRateLimit}: {@code gridlimit.failure-mode} applies (SPEC §12). */

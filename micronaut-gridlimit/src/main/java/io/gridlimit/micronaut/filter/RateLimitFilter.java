@@ -132,6 +132,7 @@ public class RateLimitFilter implements Ordered {
                 asked.decisions().close(results.get(results.size() - 1).failed()
                         ? GridLimitMetrics.GiveBackReason.FAILED : GridLimitMetrics.GiveBackReason.DENIED);
             } else {
+                asked.decisions().keep(); // admitted: its reservations stand, for the handler's settle
                 held[0] = new RateLimitCost.Held(asked.decisions());
                 request.setAttribute(RateLimitCost.ATTRIBUTE, held[0]);
                 for (RuleResult r : results) {

@@ -142,6 +142,51 @@ class DecisionsTest {
         assertThat(grid.remaining("a")).isEqualTo(8);
     }
 
+    @Test
+    void aKeptRequestIsNeverGivenBackByALaterClose() {
+        // gRPC cancels a call's context after an OK answer: that close must not return what Envoy was told stands
+        Decisions decisions = decider(FailureMode.CLOSED).begin(Door.ENVOY, Decider.NO_BUDGET, null, null);
+        decisions.decide(new Ask(BUCKET, "a", 3));
+        grid.answer(0);
+        decisions.keep();
+        decisions.close(GiveBackReason.FAILED);
+        assertThat(giveBacks.calls).isEmpty();
+        assertThat(grid.remaining("a")).isEqualTo(7);
+        assertThat(decisions.decide(new Ask(BUCKET, "a", 1)).join().by()).isEqualTo(Answer.By.CANCELLED);
+        assertThat(grid.sent).hasSize(1);
+    }
+
+    @Test
+    void aTimerThatRefusesTheBudgetFailsTheRuleAtOnceAndItsLateAdmissionIsGivenBack() {
+        grid.stubborn = true;
+        Decider decider = decider(FailureMode.CLOSED);
+        decider.close(); // the decider's own timer is shut down
+        timer.shutdownNow(); // and so is the door's
+        Decisions decisions = decider.begin(Door.FILTER, TimeUnit.MILLISECONDS.toNanos(100), timer, null);
+        Answer answer = decisions.decide(new Ask(BUCKET, "a", 3)).join();
+        assertThat(answer.by()).isEqualTo(Answer.By.FAILED);
+        assertThat(answer.failure()).isInstanceOf(TimeoutException.class);
+        grid.answer(0);
+        assertThat(giveBacks.calls).containsExactly("bucket a late grid");
+        assertThat(grid.remaining("a")).isEqualTo(10);
+    }
+
+    @Test
+    void aGiveBackThatThrowsNeverLeavesAnAnswerPending() {
+        GiveBack throwing = (admitted, reason) -> {
+            throw new IllegalStateException("broken seam");
+        };
+        Decider decider = new Decider(FailureMode.CLOSED, grid, local, throwing,
+                new GridLimitMetrics(new SimpleMeterRegistry()));
+        Decisions decisions = decider.begin(Door.API, Decider.NO_BUDGET, null, null);
+        CompletableFuture<Answer> first = decisions.decide(new Ask(BUCKET, "a", 1));
+        CompletableFuture<Answer> second = decisions.decide(new Ask(BUCKET, "b", 1));
+        grid.answer(0);
+        decisions.close(GiveBackReason.DENIED); // the seam throws for "a": the close still completes
+        assertThat(first.join().by()).isEqualTo(Answer.By.GRID);
+        assertThat(second.join().by()).isEqualTo(Answer.By.CANCELLED);
+    }
+
     /** A limiter whose stages wait for {@link #answer}, which decides them on a real local limiter. */
     private static final class ScriptedGrid implements RateLimiter {
         final LocalRateLimiter real;
