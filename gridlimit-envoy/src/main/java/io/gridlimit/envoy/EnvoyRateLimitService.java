@@ -21,7 +21,6 @@ import io.grpc.stub.StreamObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.json.JsonMapper;
-import jakarta.annotation.PreDestroy;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
@@ -31,8 +30,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -69,7 +66,7 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Response.</b> One status per descriptor ({@code current_limit} is the configured rule,
  * {@code limit_remaining} and {@code duration_until_reset} the decision's), the SPEC §5 header fields and on
  * OVER_LIMIT the quota-exceeded problem ({@link RlsAnswers}). Never
- * blocks: the grid is asked asynchronously and answers complete on the limiter's threads or this service's timer.
+ * blocks: the grid is asked asynchronously and answers complete on the limiter's threads or the decider's timer.
  * Thread-safe.
  */
 @Singleton
@@ -91,7 +88,6 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
     private final RlsAnswers answers;
     private final long gridTimeoutNanos;
     private final Counter unknownDomains;
-    private final ScheduledExecutorService timer;
 
     /**
      * @param settings the checked {@code gridlimit.envoy-rls.*} settings and rules
@@ -122,19 +118,6 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
         this.unknownDomains = Counter.builder(UNKNOWN_DOMAINS)
                 .description("ShouldRateLimit requests naming a domain no configuration file defines (answered OK)")
                 .register(metrics.registry());
-        ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread thread = new Thread(r, "gridlimit-envoy-timer");
-            thread.setDaemon(true);
-            return thread;
-        });
-        t.setRemoveOnCancelPolicy(true);
-        this.timer = t;
-    }
-
-    /** Stops the timer of the grid waits; calls still waiting then wait for the grid alone. */
-    @PreDestroy
-    public void close() {
-        timer.shutdownNow();
     }
 
     /**
@@ -184,7 +167,7 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
             return; // the client has gone: nothing is decided
         }
         RlsRule[] matched = RlsRequests.match(rules, domain, request);
-        Decisions decisions = decider.begin(Door.ENVOY, Math.max(1, budgetNanos), timer, null);
+        Decisions decisions = decider.begin(Door.ENVOY, Math.max(1, budgetNanos), null, null); // decider's timer
         List<CompletableFuture<RlsOutcome>> decided = new ArrayList<>();
         RlsOutcome[] outcomes = new RlsOutcome[n];
         for (int i = 0; i < n; i++) {
@@ -273,6 +256,6 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
 
     /** @return how many grid waits have a timer armed (for tests: a cancelled call leaves none) */
     int armedTimers() {
-        return ((ScheduledThreadPoolExecutor) timer).getQueue().size();
+        return decider.armedTimers();
     }
 }

@@ -136,6 +136,14 @@ public class Decider {
         timer.shutdownNow();
     }
 
+    /**
+     * @return how many budgets are armed on the decider's own timer (the doors without an event loop: the decision
+     *     API never, Envoy's service always); a request that was answered or cancelled leaves none
+     */
+    public int armedTimers() {
+        return timer.getQueue().size();
+    }
+
     CompletionStage<Decision> send(Ask ask, @Nullable Executor here) {
         return here == null ? limiter.reserveAsync(ask.state(), ask.key(), ask.cost())
                 : limiter.reserveHereAsync(ask.state(), ask.key(), ask.cost(), here);

@@ -62,7 +62,8 @@ public class GridAsker {
         }
         RuleCheck check = checks.get(index);
         return decisions.decide(check.ask()).thenCompose(answer -> {
-            RuleResult result = new RuleResult(check, answer.decision(), !answer.decided(), answer.local());
+            RuleResult result = new RuleResult(check, answer.decision(), !answer.decided(), answer.local(),
+                    answer.against());
             done.add(result);
             return result.stops() ? CompletableFuture.completedFuture(done)
                     : run(decisions, checks, index + 1, done);

@@ -4,7 +4,6 @@ import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
 import io.gridlimit.micronaut.config.FailureMode;
 import io.gridlimit.micronaut.config.GridLimitConfig;
-import io.gridlimit.micronaut.decide.LocalFallback;
 import io.gridlimit.micronaut.decide.RateLimitHeaders;
 import io.gridlimit.micronaut.key.KeyResolver;
 import io.gridlimit.micronaut.problem.Problem;
@@ -51,19 +50,16 @@ public class ResponseWriter {
 
     private final GridLimitConfig config;
     private final ProblemResponses problems;
-    private final LocalFallback local;
     private final TimeSource clock;
 
     /**
      * @param config the checked configuration: header mode and failure mode
      * @param problems writes problem bodies
-     * @param local for the shares local decisions were taken against
      * @param clock cluster time, read for a calendar band's {@code w} (docs/SPEC.md §5, §14)
      */
-    public ResponseWriter(GridLimitConfig config, ProblemResponses problems, LocalFallback local, TimeSource clock) {
+    public ResponseWriter(GridLimitConfig config, ProblemResponses problems, TimeSource clock) {
         this.config = config;
         this.problems = problems;
-        this.local = local;
         this.clock = clock;
     }
 
@@ -98,7 +94,7 @@ public class ResponseWriter {
         }
         List<Policy> policies = new ArrayList<>(checks.size());
         for (int i = 0; i < checks.size(); i++) {
-            policies.add(i < results.size() ? results.get(i).policy(local) : checks.get(i).policy());
+            policies.add(i < results.size() ? results.get(i).policy() : checks.get(i).policy());
         }
         if (last.stops()) {
             return tooManyRequests(last, policies);
@@ -109,13 +105,13 @@ public class ResponseWriter {
                 binding = r;
             }
         }
-        RateLimitHeaders.write(config.headers(), policies, binding.policy(local), binding.decision(), clock,
+        RateLimitHeaders.write(config.headers(), policies, binding.policy(), binding.decision(), clock,
                 admittedHeaders);
         return null;
     }
 
     private MutableHttpResponse<?> tooManyRequests(RuleResult denied, List<Policy> policies) {
-        Policy policy = denied.policy(local);
+        Policy policy = denied.policy();
         Decision d = denied.decision();
         Map<String, String> headers = new LinkedHashMap<>();
         RateLimitHeaders.write(config.headers(), policies, policy, d, clock, headers);
