@@ -31,7 +31,8 @@
 # The summary (per mode: median requests/s and median service CPU µs per request over the rounds) is printed last.
 # WRK_OPTS overrides the measured load (default -t2 -c64 -d15s), WARMUP_SECONDS the warm-up (default 20).
 # PROFILE=<mode> records a JFR (settings=profile, jcmd JFR.start duration=15s as the measured run begins) of that
-# mode's first measured run to <output-dir>/http-skewed-<mode>.jfr (read it with bench/jfr-top.py). Prints a Markdown table and the ratios.
+# mode's first measured run to <output-dir>/http-skewed-<mode>.jfr (read it with bench/jfr-top.py); JFR_SETTINGS names
+# another .jfc (e.g. profile.jfc with jdk.ExecutionSample every 1 ms for more samples). Prints a Markdown table and the ratios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -159,7 +160,7 @@ run() { # $1 = a mode
   wrk -t2 -c64 "-d${warmup}s" -s "$work/zipf.lua" "http://127.0.0.1:$http/hello" > /dev/null
   local before after
   if [ -n "$record" ]; then
-    jcmd "$pid" JFR.start duration=15s settings=profile "filename=$out_abs/http-skewed-$mode.jfr" > /dev/null
+    jcmd "$pid" JFR.start duration=15s "settings=${JFR_SETTINGS:-profile}" "filename=$out_abs/http-skewed-$mode.jfr" > /dev/null
   fi
   before="$(cpu_ticks "$pid")"
   # shellcheck disable=SC2086 # a list of wrk options

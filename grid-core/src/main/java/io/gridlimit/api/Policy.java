@@ -26,11 +26,14 @@ public final class Policy {
     private final String name;
     private final List<Band> bands;
     private final boolean composite;
+    /** Computed once: a policy is a map key on every request (per-policy header parts, renamed copies). */
+    private final int hash;
 
     private Policy(String name, List<Band> bands, boolean composite) {
         this.name = name;
         this.bands = List.copyOf(bands);
         this.composite = composite;
+        this.hash = Objects.hash(this.name, this.bands, composite);
     }
 
     /**
@@ -72,7 +75,7 @@ public final class Policy {
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, bands, composite);
+        return hash;
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.gridlimit.api.Decision;
 import io.gridlimit.micronaut.catalog.PolicySource;
 import io.gridlimit.micronaut.decide.Answer;
 import io.gridlimit.micronaut.decide.Ask;
+import io.gridlimit.micronaut.decide.Counting;
 import io.gridlimit.micronaut.decide.Decider;
 import io.gridlimit.micronaut.decide.Decisions;
 import io.gridlimit.micronaut.decide.Door;
@@ -20,7 +21,7 @@ import java.util.concurrent.CompletableFuture;
  * reservation so that it can be given back. When the request is answered 503 (a grid failure or the timeout) every
  * admission is given back and nothing more is sent; a check still queued in the limiter is cancelled (never sent),
  * one in flight is given back when its admission arrives ({@code reason=late}). An atomic batch with a denial gives
- * back its admissions the same way ({@code reason=denied}). One per check or batch request, created before anything
+ * back its admissions the same way ({@code reason=denied}): the decider's {@link Counting}, chosen per request. One per check or batch request, created before anything
  * is sent. Thread-safe.
  */
 final class CheckAttempt {
@@ -36,14 +37,17 @@ final class CheckAttempt {
      * @param asked the checks as asked; each key's override (docs/SPEC.md §11) is applied here: the answer and
      *     meters name the chosen policy, and it decides on the state of the policy asked for, so removing or
      *     changing the override carries that state over (SPEC §4)
+     * @param counting {@link Counting#ALL_OR_NOTHING} for a single check and an atomic batch (a denial gives back
+     *     every admission), {@link Counting#EACH_ON_ITS_OWN} for a batch that is not atomic
      * @param decider decides the checks ({@link Door#API}: no failure mode, no per-check budget; the controller
      *     bounds the whole request)
      * @param catalog a key's override under the policy asked for (docs/SPEC.md §11), resolved locally
      * @param metrics counts each decision ({@code source=api}) and reservation
      */
-    CheckAttempt(List<CheckRequests.Check> asked, Decider decider, PolicySource catalog, GridLimitMetrics metrics) {
+    CheckAttempt(List<CheckRequests.Check> asked, Counting counting, Decider decider, PolicySource catalog,
+                 GridLimitMetrics metrics) {
         this.metrics = metrics;
-        this.decisions = decider.begin(Door.API, Decider.NO_BUDGET, null, null);
+        this.decisions = decider.begin(Door.API, counting, Decider.NO_BUDGET, null, null);
         this.checks = new ArrayList<>(asked.size());
         this.asks = new ArrayList<>(asked.size());
         for (CheckRequests.Check c : asked) {
@@ -81,9 +85,12 @@ final class CheckAttempt {
         decisions.close(GridLimitMetrics.GiveBackReason.FAILED);
     }
 
-    /** Gives back every admission recorded so far (an atomic batch with a denial), once. */
-    void giveBackAll(GridLimitMetrics.GiveBackReason reason) {
-        decisions.close(reason);
+    /**
+     * A check was denied: under {@link Counting#ALL_OR_NOTHING} every admission recorded so far is given back, once
+     * ({@code reason=denied}); under {@link Counting#EACH_ON_ITS_OWN} they stand.
+     */
+    void denied() {
+        decisions.close(GridLimitMetrics.GiveBackReason.DENIED);
     }
 
     /** The answer of check {@code i}: its reservation shown only when it asked for one. */

@@ -5,6 +5,7 @@ import io.gridlimit.api.RateLimiter;
 import io.gridlimit.api.Settlement;
 import io.gridlimit.internal.Futures;
 import io.gridlimit.micronaut.PolicyRegistry;
+import io.gridlimit.micronaut.decide.Counting;
 import io.gridlimit.micronaut.decide.Decider;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.gridlimit.micronaut.problem.ExactParameters;
@@ -136,7 +137,7 @@ public class DecisionApiController {
         } catch (InvalidCheckException e) {
             return CompletableFuture.completedFuture(ApiProblems.of(e.status(), e.getMessage()));
         }
-        CheckAttempt attempt = attempt(List.of(check));
+        CheckAttempt attempt = attempt(List.of(check), Counting.ALL_OR_NOTHING);
         return withTimeout(attempt.decide(0))
                 .<HttpResponse<?>>thenApply(r -> HttpResponse.ok(attempt.shown(0, r)))
                 .exceptionally(e -> {
@@ -206,7 +207,7 @@ public class DecisionApiController {
             return CompletableFuture.completedFuture(ApiProblems.of(e.status(), e.getMessage()));
         }
         List<CheckRequests.Check> checks = batch.checks();
-        CheckAttempt attempt = attempt(checks);
+        CheckAttempt attempt = attempt(checks, batch.atomic() ? Counting.ALL_OR_NOTHING : Counting.EACH_ON_ITS_OWN);
         List<CompletableFuture<Decision>> decisions = new ArrayList<>(checks.size());
         Map<String, CompletableFuture<Decision>> lastByKey = new HashMap<>();
         for (int i = 0; i < checks.size(); i++) {
@@ -224,10 +225,11 @@ public class DecisionApiController {
         return withTimeout(allOrFirstFailure(decisions))
                 .<HttpResponse<?>>thenApply(ignored -> {
                     List<Decision> decided = decisions.stream().map(CompletableFuture::join).toList();
-                    boolean giveBack = batch.atomic() && decided.stream().anyMatch(d -> !d.allowed());
-                    if (giveBack) {
-                        attempt.giveBackAll(GridLimitMetrics.GiveBackReason.DENIED);
+                    boolean denied = decided.stream().anyMatch(d -> !d.allowed());
+                    if (denied) {
+                        attempt.denied(); // atomic: all-or-nothing gives the admissions back; else they stand
                     }
+                    boolean giveBack = batch.atomic() && denied;
                     List<CheckResponse> answers = new ArrayList<>(decided.size());
                     for (int i = 0; i < decided.size(); i++) {
                         CheckResponse r = attempt.shown(i, decided.get(i));
@@ -292,8 +294,8 @@ public class DecisionApiController {
         return false;
     }
 
-    private CheckAttempt attempt(List<CheckRequests.Check> checks) {
-        return new CheckAttempt(checks, decider, catalog, metrics);
+    private CheckAttempt attempt(List<CheckRequests.Check> checks, Counting counting) {
+        return new CheckAttempt(checks, counting, decider, catalog, metrics);
     }
 
     private static JsonNode parse(HttpRequest<?> request, @Nullable byte[] body) throws InvalidCheckException {

@@ -37,7 +37,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       completed first is given back here, {@code reason=late});</li>
  *   <li>a failure, under {@code failure-mode: local} at a door where the failure mode applies, is decided on this
  *       replica's share ({@link LocalFallback}); a policy without a share stays failed, never admitted unlimited;</li>
- *   <li>all-or-nothing: {@link Decisions#close} gives back every admission of a request that is not admitted;</li>
+ *   <li>all-or-nothing: {@link Decisions#close} gives back every admission of a request that is not admitted (a
+ *       door may ask that a denial leave the other rules' admissions standing, {@link Counting#EACH_ON_ITS_OWN});</li>
  *   <li>the latency ({@value GridLimitMetrics#DECISION_LATENCY}) and grid errors ({@value GridLimitMetrics#GRID_ERRORS})
  *       of every decision, and a WARN at most every 10 s for failures (each one at debug).</li>
  * </ul>
@@ -114,10 +115,28 @@ public class Decider {
      */
     public Decisions begin(Door door, long budgetNanos, @Nullable ScheduledExecutorService timer,
                            @Nullable Executor here) {
+        return begin(door, Counting.ALL_OR_NOTHING, budgetNanos, timer, here);
+    }
+
+    /**
+     * Begins one request's decisions, counted as {@code counting} says when a rule denies.
+     *
+     * @param door where the request came from: its meters' {@code source}, and whether the failure mode applies
+     * @param counting whether a denial gives back what the request's other rules admitted
+     * @param budgetNanos how long each decision may take, in nanoseconds, > 0, or {@link #NO_BUDGET}
+     * @param timer where the budget's timers run, or null for the decider's own timer thread (as {@link #begin(Door,
+     *     long, ScheduledExecutorService, Executor)})
+     * @param here the request's event loop, or null (as {@link #begin(Door, long, ScheduledExecutorService, Executor)})
+     * @return the request's decisions, open
+     * @throws IllegalArgumentException if {@code budgetNanos} is not positive
+     */
+    public Decisions begin(Door door, Counting counting, long budgetNanos, @Nullable ScheduledExecutorService timer,
+                           @Nullable Executor here) {
         if (budgetNanos <= 0) {
             throw new IllegalArgumentException("budgetNanos must be positive, got " + budgetNanos);
         }
-        return new Decisions(this, door, budgetNanos, timer, here);
+        return new Decisions(this, door, java.util.Objects.requireNonNull(counting, "counting"), budgetNanos, timer,
+                here);
     }
 
     /** @return the configured failure mode, which a door applies to a {@link Answer.By#FAILED} answer */

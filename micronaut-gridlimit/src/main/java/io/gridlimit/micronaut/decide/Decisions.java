@@ -34,6 +34,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class Decisions {
     private final Decider decider;
     private final Door door;
+    private final Counting counting;
     private final long budgetNanos;
     private final @Nullable ScheduledExecutorService timer;
     private final @Nullable Executor here;
@@ -43,10 +44,11 @@ public final class Decisions {
     private GridLimitMetrics.@Nullable GiveBackReason closed;
     private boolean kept;
 
-    Decisions(Decider decider, Door door, long budgetNanos, @Nullable ScheduledExecutorService timer,
-              @Nullable Executor here) {
+    Decisions(Decider decider, Door door, Counting counting, long budgetNanos,
+              @Nullable ScheduledExecutorService timer, @Nullable Executor here) {
         this.decider = decider;
         this.door = door;
+        this.counting = counting;
         this.budgetNanos = budgetNanos;
         this.timer = timer;
         this.here = here;
@@ -100,12 +102,18 @@ public final class Decisions {
      * Ends the request without admitting it: nothing more is sent, every rule not answered yet is answered
      * {@link Answer.By#CANCELLED} (still queued on this replica: never sent; in flight: the limiter gives its admission
      * back when it arrives), and every admission, now or arriving later, is given back with {@code reason}
-     * (all-or-nothing, docs/SPEC.md §10). Only the first close counts, and none after {@link #keep}.
+     * (all-or-nothing, docs/SPEC.md §10). Only the first close counts, and none after {@link #keep}. Under
+     * {@link Counting#EACH_ON_ITS_OWN} a close for {@code denied} is a {@link #keep}: what the other rules admitted,
+     * and what the rules in flight admit, stands.
      *
      * @param reason why: {@code denied} (a rule denied) or {@code failed} (answered 503, {@code UNAVAILABLE}, or the
      *     caller went away)
      */
     public void close(GridLimitMetrics.GiveBackReason reason) {
+        if (reason == GridLimitMetrics.GiveBackReason.DENIED && counting == Counting.EACH_ON_ITS_OWN) {
+            keep();
+            return;
+        }
         List<Pending> waiting;
         List<Answer> back;
         synchronized (this) {

@@ -1,5 +1,6 @@
 package io.gridlimit.micronaut.decide;
 
+import io.gridlimit.api.Algorithm;
 import io.gridlimit.api.Band;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
@@ -12,11 +13,13 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Writes the rate-limit header values of SPEC §5 (draft-ietf-httpapi-ratelimit-headers for {@code RateLimit-Policy}
  * and {@code RateLimit}; the de-facto {@code X-RateLimit-*} set). Every seconds value derived from nanoseconds is
- * rounded up and is 0 only when the nanoseconds are 0. Stateless and thread-safe.
+ * rounded up and is 0 only when the nanoseconds are 0. Thread-safe; its only state is a bounded cache of each
+ * policy's {@code RateLimit-Policy} items.
  */
 public final class RateLimitHeaders {
     /** {@code RateLimit-Policy}: one item per band of each matching rule's policy. */
@@ -34,6 +37,10 @@ public final class RateLimitHeaders {
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
     private static final BigInteger LONG_MAX = BigInteger.valueOf(Long.MAX_VALUE);
+    /** Bound of {@link #ITEMS}: policies and their versions seen on this replica. */
+    private static final int MAX_CACHED_POLICIES = 4096;
+    /** Each policy's {@code RateLimit-Policy} items, which depend on the policy alone (no calendar band). */
+    private static final ConcurrentHashMap<Policy, String> ITEMS = new ConcurrentHashMap<>();
 
     private RateLimitHeaders() {
     }
@@ -96,18 +103,46 @@ public final class RateLimitHeaders {
      * @return the field value, never empty for a non-empty list
      */
     public static String policyField(List<Policy> policies, TimeSource clock) {
+        if (policies.size() == 1) {
+            return items(policies.get(0), clock);
+        }
         Set<String> seen = new LinkedHashSet<>();
-        List<String> items = new ArrayList<>();
+        StringBuilder field = new StringBuilder();
         for (Policy policy : policies) {
-            if (!seen.add(policy.name())) {
-                continue;
-            }
-            for (Band band : policy.bands()) {
-                items.add("\"" + itemName(policy, band.name()) + "\";q=" + band.quota() + ";w="
-                        + windowSeconds(band, clock));
+            if (seen.add(policy.name())) {
+                if (field.length() > 0) {
+                    field.append(", ");
+                }
+                field.append(items(policy, clock));
             }
         }
-        return String.join(", ", items);
+        return field.toString();
+    }
+
+    /**
+     * One policy's items of {@code RateLimit-Policy}, computed once per policy unless a band is a calendar band
+     * (its {@code w} is the length of the current period, read from the clock each time).
+     */
+    private static String items(Policy policy, TimeSource clock) {
+        String cached = ITEMS.get(policy);
+        if (cached != null) {
+            return cached;
+        }
+        boolean calendar = false;
+        List<String> items = new ArrayList<>(policy.bands().size());
+        for (Band band : policy.bands()) {
+            calendar |= band.algorithm() == Algorithm.CALENDAR;
+            items.add("\"" + itemName(policy, band.name()) + "\";q=" + band.quota() + ";w="
+                    + windowSeconds(band, clock));
+        }
+        String value = String.join(", ", items);
+        if (!calendar) {
+            if (ITEMS.size() >= MAX_CACHED_POLICIES) {
+                ITEMS.clear(); // old versions of changed policies: rebuilt on demand
+            }
+            ITEMS.put(policy, value);
+        }
+        return value;
     }
 
     /**

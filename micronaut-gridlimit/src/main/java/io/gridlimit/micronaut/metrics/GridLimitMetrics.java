@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * GridLimit's Micrometer meters; every metric name lives here. Tags are the policy name and a fixed outcome or
@@ -128,9 +129,14 @@ public class GridLimitMetrics {
         }
     }
 
+    private static final int SOURCES = Source.values().length;
+    private static final int OUTCOMES = Outcome.values().length;
+    private static final int MODES = FailureMode.values().length;
+
     private final MeterRegistry registry;
     private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
+    /** The meters every request touches, per policy name: one map lookup, then an array slot. */
+    private final ConcurrentHashMap<String, PolicyMeters> byPolicy = new ConcurrentHashMap<>();
 
     /** @param registry the application's registry, or null for none */
     public GridLimitMetrics(@Nullable MeterRegistry registry) {
@@ -165,8 +171,7 @@ public class GridLimitMetrics {
         if (outcome == Outcome.FALLBACK) {
             throw new IllegalArgumentException("outcome FALLBACK needs its failure mode: call fallback(policy, mode)");
         }
-        boolean missing = outcome == Outcome.MISSING_KEY_REJECTED || outcome == Outcome.MISSING_KEY_SKIPPED;
-        count(source, policy, outcome.tag(), missing ? MODE_NONE : MODE_GRID);
+        meters(policy).decision(source, outcome).increment();
     }
 
     /**
@@ -190,17 +195,82 @@ public class GridLimitMetrics {
      * @param mode the failure mode that answered
      */
     public void fallback(Source source, String policy, FailureMode mode) {
-        count(source, policy, Outcome.FALLBACK.tag(), mode.name().toLowerCase(Locale.ROOT));
+        meters(policy).fallback(source, mode).increment();
     }
 
-    private void count(Source source, String policy, String outcome, String mode) {
-        counters.computeIfAbsent(DECISIONS + '\0' + policy + '\0' + outcome + '\0' + mode + '\0' + source.tag(),
-                k -> Counter.builder(DECISIONS)
-                        .description("Rate-limit decisions by policy, outcome, mode (grid, the failure mode or none)"
-                                + " and source (filter or api)")
-                        .tag("policy", policy).tag("outcome", outcome).tag("mode", mode)
-                        .tag("source", source.tag()).register(registry))
-                .increment();
+    private Counter decisionCounter(Source source, String policy, String outcome, String mode) {
+        return Counter.builder(DECISIONS)
+                .description("Rate-limit decisions by policy, outcome, mode (grid, the failure mode or none)"
+                        + " and source (filter or api)")
+                .tag("policy", policy).tag("outcome", outcome).tag("mode", mode)
+                .tag("source", source.tag()).register(registry);
+    }
+
+    private PolicyMeters meters(String policy) {
+        PolicyMeters m = byPolicy.get(policy);
+        return m != null ? m : byPolicy.computeIfAbsent(policy, PolicyMeters::new);
+    }
+
+    /**
+     * One policy's per-request meters, each registered the first time it is used and then read from an array slot
+     * (no tag lookup, no key string per request). A registration race registers the same meter twice, which the
+     * registry answers with the one meter.
+     */
+    private final class PolicyMeters {
+        final String policy;
+        final AtomicReferenceArray<Counter> decisions = new AtomicReferenceArray<>(SOURCES * OUTCOMES);
+        final AtomicReferenceArray<Counter> fallbacks = new AtomicReferenceArray<>(SOURCES * MODES);
+        final AtomicReferenceArray<Counter> reservations = new AtomicReferenceArray<>(SOURCES);
+        volatile @Nullable Timer latency;
+
+        PolicyMeters(String policy) {
+            this.policy = policy;
+        }
+
+        Counter decision(Source source, Outcome outcome) {
+            int i = source.ordinal() * OUTCOMES + outcome.ordinal();
+            Counter c = decisions.get(i);
+            if (c == null) {
+                boolean missing = outcome == Outcome.MISSING_KEY_REJECTED || outcome == Outcome.MISSING_KEY_SKIPPED;
+                c = decisionCounter(source, policy, outcome.tag(), missing ? MODE_NONE : MODE_GRID);
+                decisions.set(i, c);
+            }
+            return c;
+        }
+
+        Counter fallback(Source source, FailureMode mode) {
+            int i = source.ordinal() * MODES + mode.ordinal();
+            Counter c = fallbacks.get(i);
+            if (c == null) {
+                c = decisionCounter(source, policy, Outcome.FALLBACK.tag(), mode.name().toLowerCase(Locale.ROOT));
+                fallbacks.set(i, c);
+            }
+            return c;
+        }
+
+        Counter reservation(Source source) {
+            Counter c = reservations.get(source.ordinal());
+            if (c == null) {
+                c = Counter.builder(RESERVATIONS).description("Reservations handed to callers, to be settled")
+                        .tag("policy", policy).tag("source", source.tag()).register(registry);
+                reservations.set(source.ordinal(), c);
+            }
+            return c;
+        }
+
+        Timer latency() {
+            Timer t = latency;
+            if (t == null) {
+                t = Timer.builder(DECISION_LATENCY)
+                        .description("Time from asking the grid to its answer or the timeout")
+                        .publishPercentileHistogram()
+                        .minimumExpectedValue(LATENCY_HISTOGRAM_MIN)
+                        .maximumExpectedValue(LATENCY_HISTOGRAM_MAX)
+                        .tag("policy", policy).register(registry);
+                latency = t;
+            }
+            return t;
+        }
     }
 
     /**
@@ -210,12 +280,7 @@ public class GridLimitMetrics {
      * @param nanos elapsed nanoseconds ({@code System.nanoTime} differences), >= 0
      */
     public void latency(String policy, long nanos) {
-        timers.computeIfAbsent(policy, p -> Timer.builder(DECISION_LATENCY)
-                .description("Time from asking the grid to its answer or the timeout")
-                .publishPercentileHistogram()
-                .minimumExpectedValue(LATENCY_HISTOGRAM_MIN)
-                .maximumExpectedValue(LATENCY_HISTOGRAM_MAX)
-                .tag("policy", p).register(registry)).record(Math.max(0, nanos), TimeUnit.NANOSECONDS);
+        meters(policy).latency().record(Math.max(0, nanos), TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -259,9 +324,7 @@ public class GridLimitMetrics {
      * @param policy the policy name
      */
     public void reservation(Source source, String policy) {
-        counters.computeIfAbsent(RESERVATIONS + '\0' + policy + '\0' + source.tag(), k -> Counter.builder(RESERVATIONS)
-                .description("Reservations handed to callers, to be settled")
-                .tag("policy", policy).tag("source", source.tag()).register(registry)).increment();
+        meters(policy).reservation(source).increment();
     }
 
     /**

@@ -73,6 +73,36 @@ class DecisionsTest {
     }
 
     @Test
+    void eachOnItsOwnLeavesTheAdmissionsOfADeniedRequestStandingAndStillAnswersWhatIsInFlight() {
+        Decisions decisions = decider(FailureMode.CLOSED).begin(Door.API, Counting.EACH_ON_ITS_OWN,
+                Decider.NO_BUDGET, null, null);
+        CompletableFuture<Answer> first = decisions.decide(new Ask(BUCKET, "a", 3));
+        CompletableFuture<Answer> second = decisions.decide(new Ask(BUCKET, "b", 4));
+        grid.answer(0);
+        decisions.close(GiveBackReason.DENIED); // another rule denied: counted on its own, nothing given back
+        grid.answer(1); // in flight at the close: answered, and it stands
+        decisions.close(GiveBackReason.FAILED); // the request was kept: nothing given back afterwards either
+        assertThat(first.join().decision().remaining()).isEqualTo(7);
+        assertThat(second.join().by()).isEqualTo(Answer.By.GRID);
+        assertThat(second.join().decision().remaining()).isEqualTo(6);
+        assertThat(giveBacks.calls).isEmpty();
+        assertThat(grid.remaining("a")).isEqualTo(7);
+        assertThat(grid.remaining("b")).isEqualTo(6);
+    }
+
+    @Test
+    void eachOnItsOwnStillGivesBackEveryAdmissionOfAFailedRequest() {
+        Decisions decisions = decider(FailureMode.CLOSED).begin(Door.API, Counting.EACH_ON_ITS_OWN,
+                Decider.NO_BUDGET, null, null);
+        CompletableFuture<Answer> first = decisions.decide(new Ask(BUCKET, "a", 3));
+        grid.answer(0);
+        decisions.close(GiveBackReason.FAILED); // answered 503: the request consumed nothing
+        assertThat(first.join().decision().remaining()).isEqualTo(7);
+        assertThat(giveBacks.calls).containsExactly("bucket a failed grid");
+        assertThat(grid.remaining("a")).isEqualTo(10);
+    }
+
+    @Test
     void aCloseCancelsWhatIsStillPendingAndThatStageIsNeverAnswered() {
         Decisions decisions = decider(FailureMode.CLOSED).begin(Door.API, Decider.NO_BUDGET, null, null);
         CompletableFuture<Answer> pending = decisions.decide(new Ask(BUCKET, "a", 3));

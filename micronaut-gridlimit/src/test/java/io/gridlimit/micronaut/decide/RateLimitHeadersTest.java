@@ -50,6 +50,27 @@ class RateLimitHeadersTest {
     }
 
     @Test
+    void aPolicysItemsAreComputedOnceButACalendarBandsWindowIsReadEachTime() {
+        Policy bucket = Policy.builder("cached").tokenBucket(7, 7, Duration.ofSeconds(3)).build();
+        assertThat(RateLimitHeaders.policyField(List.of(bucket), NEVER)).isEqualTo("\"cached\";q=7;w=3");
+        assertThat(RateLimitHeaders.policyField(List.of(bucket), NEVER)).isEqualTo("\"cached\";q=7;w=3");
+        // an equal policy (another version object) reads the same items; another quantity is another policy
+        assertThat(RateLimitHeaders.policyField(List.of(Policy.builder("cached").tokenBucket(7, 7,
+                Duration.ofSeconds(3)).build()), NEVER)).isEqualTo("\"cached\";q=7;w=3");
+        assertThat(RateLimitHeaders.policyField(List.of(Policy.builder("cached").tokenBucket(8, 8,
+                Duration.ofSeconds(3)).build()), NEVER)).isEqualTo("\"cached\";q=8;w=3");
+        Policy daily = Policy.builder("daily").single(Band.calendar("daily", 5,
+                CalendarPeriods.daily(ZoneId.of("Europe/Berlin")))).build();
+        assertThat(RateLimitHeaders.policyField(List.of(daily), at("2026-03-29T12:00:00Z")))
+                .isEqualTo("\"daily\";q=5;w=82800");
+        assertThat(RateLimitHeaders.policyField(List.of(daily), at("2026-10-25T12:00:00Z")))
+                .isEqualTo("\"daily\";q=5;w=90000");
+        // several rules: each policy once, in rule order
+        assertThat(RateLimitHeaders.policyField(List.of(bucket, daily, bucket), at("2026-01-15T12:00:00Z")))
+                .isEqualTo("\"cached\";q=7;w=3, \"daily\";q=5;w=86400");
+    }
+
+    @Test
     void secondsRoundUpAndAreZeroOnlyForZero() {
         assertThat(RateLimitHeaders.ceilSeconds(0)).isZero();
         assertThat(RateLimitHeaders.ceilSeconds(1)).isEqualTo(1);
