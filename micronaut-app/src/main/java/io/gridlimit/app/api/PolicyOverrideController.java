@@ -2,7 +2,7 @@ package io.gridlimit.app.api;
 
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.app.beans.ServiceBeans;
-import io.gridlimit.grid.PolicyCatalog;
+import io.gridlimit.micronaut.catalog.PolicyAdmin;
 import io.gridlimit.micronaut.catalog.PolicySource;
 import io.gridlimit.micronaut.metrics.CatalogMetrics;
 import io.gridlimit.micronaut.problem.ExactParameters;
@@ -74,7 +74,7 @@ public class PolicyOverrideController {
     @Get(uri = "/{name}/overrides", produces = {MediaType.APPLICATION_JSON, Problem.MEDIA_TYPE})
     public HttpResponse<?> getOverride(HttpRequest<?> request, @PathVariable String name) {
         String key = ExactParameters.check(request, KEY).get(KEY);
-        PolicyCatalog c = AdminErrors.catalog(policies);
+        PolicyAdmin c = AdminErrors.catalog(policies);
         if (key == null) {
             return HttpResponse.ok(Map.of("overrides", c.overridesOf(name)));
         }
@@ -100,7 +100,7 @@ public class PolicyOverrideController {
     public HttpResponse<?> putOverride(HttpRequest<?> request, @PathVariable String name,
                                        @Body @Nullable byte[] body) {
         String k = checkKey(ExactParameters.check(request, KEY).get(KEY));
-        PolicyCatalog c = AdminErrors.catalog(policies);
+        PolicyAdmin c = AdminErrors.catalog(policies);
         if (policies.current(name).isEmpty()) {
             throw AdminErrors.notFound(name);
         }
@@ -119,7 +119,7 @@ public class PolicyOverrideController {
         String expected = AdminPreconditions.expectedOverride(request);
         String before = c.readOverride(name, k);
         String caller = PolicyChangeLog.caller(request);
-        PolicyCatalog.OverrideStatus status = AdminErrors.change(() -> c.putOverride(name, k, target, expected));
+        PolicyAdmin.OverrideStatus status = AdminErrors.change(() -> c.putOverride(name, k, target, expected));
         switch (status) {
             case CONFLICT -> throw new AdminProblem(HttpStatus.PRECONDITION_FAILED, "the override of that key under "
                     + "policy '" + name + "' is not the one If-Match / If-None-Match names");
@@ -142,7 +142,7 @@ public class PolicyOverrideController {
     @Delete(uri = "/{name}/overrides", produces = Problem.MEDIA_TYPE)
     public HttpResponse<?> deleteOverride(HttpRequest<?> request, @PathVariable String name) {
         String k = checkKey(ExactParameters.check(request, KEY).get(KEY));
-        PolicyCatalog c = AdminErrors.catalog(policies);
+        PolicyAdmin c = AdminErrors.catalog(policies);
         String expected = AdminPreconditions.expectedOverride(request);
         if (expected != null && expected.isEmpty()) {
             // If-None-Match: * holds only while there is no override (RFC 9110 §13.1.2): a deletion under it is
@@ -154,7 +154,7 @@ public class PolicyOverrideController {
             throw new AdminProblem(HttpStatus.NOT_FOUND, "no override of that key under policy '" + name + "'");
         }
         String caller = PolicyChangeLog.caller(request);
-        PolicyCatalog.OverrideStatus status = AdminErrors.change(() -> c.removeOverride(name, k, expected));
+        PolicyAdmin.OverrideStatus status = AdminErrors.change(() -> c.removeOverride(name, k, expected));
         switch (status) {
             case NOT_FOUND -> throw new AdminProblem(HttpStatus.NOT_FOUND, "no override of that key under policy '"
                     + name + "'");
