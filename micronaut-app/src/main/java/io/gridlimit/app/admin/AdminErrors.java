@@ -1,5 +1,7 @@
-package io.gridlimit.app.api;
+package io.gridlimit.app.admin;
 
+import io.gridlimit.app.api.ApiProblems;
+import io.gridlimit.app.api.DecisionApiPortFilter;
 import io.gridlimit.micronaut.catalog.PolicyAdmin;
 import io.gridlimit.micronaut.catalog.PolicySource;
 import io.gridlimit.micronaut.problem.ExactParameters;

@@ -1,4 +1,4 @@
-package io.gridlimit.app.api;
+package io.gridlimit.app.admin;
 
 import io.gridlimit.api.Policy;
 import io.gridlimit.micronaut.catalog.PolicyVersion;

@@ -1,6 +1,10 @@
-package io.gridlimit.app.api;
+package io.gridlimit.app.admin;
 
 import io.gridlimit.api.Policy;
+import io.gridlimit.app.api.AdminApiSettings;
+import io.gridlimit.app.api.DecisionApiPortFilter;
+import io.gridlimit.app.api.DecisionApiSettings;
+import io.gridlimit.app.api.DecisionApiTokenFilter;
 import io.gridlimit.app.beans.ServiceBeans;
 import io.gridlimit.micronaut.catalog.PolicyAdmin;
 import io.gridlimit.micronaut.catalog.PolicySource;
@@ -59,12 +63,9 @@ import java.util.Map;
  */
 @Requires(property = ServiceBeans.ENABLED, value = "true")
 @Requires(property = AdminApiSettings.ENABLED_PROPERTY, value = "true")
-@Controller(value = PolicyAdminController.PATH, port = DecisionApiSettings.PORT_PLACEHOLDER)
+@Controller(value = AdminApiSettings.PATH, port = DecisionApiSettings.PORT_PLACEHOLDER)
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class PolicyAdminController {
-    /** The admin API's path. */
-    public static final String PATH = "/v1/policies";
-
     private final PolicySource policies;
     private final PolicyChangeLog changes;
 

@@ -1,6 +1,11 @@
-package io.gridlimit.app.api;
+package io.gridlimit.app.admin;
 
 import io.gridlimit.api.RateLimiter;
+import io.gridlimit.app.api.AdminApiSettings;
+import io.gridlimit.app.api.DecisionApiPortFilter;
+import io.gridlimit.app.api.DecisionApiSettings;
+import io.gridlimit.app.api.DecisionApiTokenFilter;
+import io.gridlimit.app.api.InternalPortFilter;
 import io.gridlimit.app.beans.ServiceBeans;
 import io.gridlimit.micronaut.catalog.PolicyAdmin;
 import io.gridlimit.micronaut.catalog.PolicySource;
@@ -46,7 +51,7 @@ import java.util.Map;
  */
 @Requires(property = ServiceBeans.ENABLED, value = "true")
 @Requires(property = AdminApiSettings.ENABLED_PROPERTY, value = "true")
-@Controller(value = PolicyAdminController.PATH, port = DecisionApiSettings.PORT_PLACEHOLDER)
+@Controller(value = AdminApiSettings.PATH, port = DecisionApiSettings.PORT_PLACEHOLDER)
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class PolicyOverrideController {
     /** The one query parameter of these routes: the grid key. */

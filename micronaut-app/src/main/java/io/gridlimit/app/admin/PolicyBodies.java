@@ -1,6 +1,8 @@
-package io.gridlimit.app.api;
+package io.gridlimit.app.admin;
 
 import io.gridlimit.api.Policy;
+import io.gridlimit.app.api.InvalidCheckException;
+import io.gridlimit.app.api.StrictJson;
 import io.gridlimit.micronaut.config.PolicyDefinitions;
 import io.gridlimit.micronaut.config.sources.PolicyNames;
 import io.micronaut.core.annotation.Nullable;
