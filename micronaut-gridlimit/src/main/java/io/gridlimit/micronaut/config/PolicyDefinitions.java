@@ -49,7 +49,7 @@ public final class PolicyDefinitions {
             new Parameter("anchor", false, b -> b.calendar().period() == CalendarPeriod.MONTH
                     ? b.calendar().anchor() : null));
 
-    /** The parameters a policy or band may set, as written: {@code algorithm}, {@code max-debt} and every algorithm's. */
+    /** The parameters a policy or band may set, as written: {@code algorithm}, {@code max-debt}, each algorithm's. */
     public static final Set<String> PARAMETERS = parameterNames();
 
     private PolicyDefinitions() {
