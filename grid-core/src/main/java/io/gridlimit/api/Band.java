@@ -150,6 +150,60 @@ public final class Band {
     }
 
     /**
+     * The band of an algorithm from its quantities: the one switch from an {@link Algorithm} to its factory, for
+     * callers that read the algorithm as data (configuration, the admin API's bodies, Envoy's rules, the wire, a
+     * replica's local share). Each algorithm takes some of the quantities and ignores the others, whatever they
+     * hold (pass 0 and null); a caller that must refuse a quantity its algorithm does not take does so in its own
+     * words before calling (configuration: {@code does not apply to}).
+     * <table>
+     *   <caption>What each algorithm takes (SPEC §3; ranges SPEC §1)</caption>
+     *   <tr><th>algorithm</th><th>takes</th><th>ignores</th></tr>
+     *   <tr><td>{@link Algorithm#TOKEN_BUCKET}, {@link Algorithm#GCRA}</td>
+     *       <td>{@code capacity}, {@code refillTokens}, {@code refillPeriod}</td>
+     *       <td>{@code limit}, {@code window}, {@code calendar}</td></tr>
+     *   <tr><td>{@link Algorithm#FIXED_WINDOW}, {@link Algorithm#SLIDING_WINDOW_COUNTER},
+     *       {@link Algorithm#SLIDING_WINDOW_LOG} (its limit in [1, 100 000])</td>
+     *       <td>{@code limit}, {@code window}</td>
+     *       <td>{@code capacity}, {@code refillTokens}, {@code refillPeriod}, {@code calendar}</td></tr>
+     *   <tr><td>{@link Algorithm#CALENDAR} (SPEC §14)</td>
+     *       <td>{@code limit}, {@code calendar}</td>
+     *       <td>{@code capacity}, {@code refillTokens}, {@code refillPeriod}, {@code window}</td></tr>
+     * </table>
+     * The band is exactly the one of the algorithm's own factory ({@link #tokenBucket}, {@link #gcra},
+     * {@link #fixedWindow}, {@link #slidingWindowLog}, {@link #slidingWindowCounter}, {@link #calendar}), and so are
+     * its exceptions and their messages. The switch has no default: an algorithm added to {@link Algorithm} does not
+     * compile until it is handled here.
+     *
+     * @param name the band name: 1 to 64 characters of {@code [A-Za-z0-9._-]}
+     * @param algorithm the algorithm
+     * @param capacity a bucket's burst size in tokens, in [1, 10^15]; ignored by the other algorithms
+     * @param refillTokens a bucket's tokens per refill period, in [1, 10^15]; ignored by the other algorithms
+     * @param refillPeriod a bucket's refill period, in [1 ms, 365 days]; ignored (may be null) by the others
+     * @param limit a window's or a calendar band's quota per window or period, in [1, 10^15] ([1, 100 000] for a
+     *     sliding window log); ignored by the buckets
+     * @param window a window algorithm's window, in [1 ms, 365 days]; ignored (may be null) by the buckets and the
+     *     calendar
+     * @param calendar a calendar band's periods; ignored (may be null) by every other algorithm
+     * @return the band, never null
+     * @throws IllegalArgumentException naming the parameter and its value ({@code capacity must be in [1, 10^15],
+     *     got 0}; {@code refillPeriod}, {@code limit}, {@code window} alike) when a quantity the algorithm takes is
+     *     out of range, or naming the name when it is malformed
+     * @throws NullPointerException naming {@code algorithm}, {@code name}, or the period, window or calendar the
+     *     algorithm takes, when it is null
+     */
+    public static Band of(String name, Algorithm algorithm, long capacity, long refillTokens, Duration refillPeriod,
+                          long limit, Duration window, CalendarPeriods calendar) {
+        return switch (Objects.requireNonNull(algorithm, "algorithm")) {
+            case TOKEN_BUCKET -> tokenBucket(name, capacity, refillTokens, refillPeriod);
+            case GCRA -> gcra(name, capacity, refillTokens, refillPeriod);
+            case FIXED_WINDOW -> fixedWindow(name, limit, window);
+            case SLIDING_WINDOW_LOG -> slidingWindowLog(name, limit, window);
+            case SLIDING_WINDOW_COUNTER -> slidingWindowCounter(name, limit, window);
+            case CALENDAR -> calendar(name, limit, calendar);
+        };
+    }
+
+    /**
      * Returns a copy of this band under another name.
      *
      * @param newName the band name: 1 to 64 characters of {@code [A-Za-z0-9._-]}

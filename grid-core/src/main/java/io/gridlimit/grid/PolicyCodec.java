@@ -174,14 +174,9 @@ final class PolicyCodec {
     private record BandWire(String name, String algorithm, long capacity, long refillTokens,
                             long refillPeriodNanos, long limit, long windowNanos, String calendar) {
         Band toBand() {
-            return switch (Algorithm.fromConfigName(algorithm)) {
-                case TOKEN_BUCKET -> Band.tokenBucket(name, capacity, refillTokens, Duration.ofNanos(refillPeriodNanos));
-                case GCRA -> Band.gcra(name, capacity, refillTokens, Duration.ofNanos(refillPeriodNanos));
-                case FIXED_WINDOW -> Band.fixedWindow(name, limit, Duration.ofNanos(windowNanos));
-                case SLIDING_WINDOW_LOG -> Band.slidingWindowLog(name, limit, Duration.ofNanos(windowNanos));
-                case SLIDING_WINDOW_COUNTER -> Band.slidingWindowCounter(name, limit, Duration.ofNanos(windowNanos));
-                case CALENDAR -> Band.calendar(name, limit, CalendarPeriods.parse(calendar));
-            };
+            return Band.of(name, Algorithm.fromConfigName(algorithm), capacity, refillTokens,
+                    Duration.ofNanos(refillPeriodNanos), limit, Duration.ofNanos(windowNanos),
+                    calendar == null ? null : CalendarPeriods.parse(calendar));
         }
     }
 }

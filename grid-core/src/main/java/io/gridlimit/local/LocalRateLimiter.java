@@ -112,12 +112,14 @@ public final class LocalRateLimiter implements RateLimiter {
     /** @return the band's share, or null when its quota or refill divided by n is below one unit */
     private static Band share(Band band, long n) {
         Algorithm a = band.algorithm();
+        long capacity = 0;
+        long tokens = 0;
+        long period = 0;
+        long limit = 0;
         if (a.isBucket()) {
-            long capacity = band.capacity() / n;
+            capacity = band.capacity() / n;
             long r = band.refillTokens();
             long p = band.refillPeriodNanos();
-            long tokens;
-            long period;
             if (r % n == 0) {
                 tokens = r / n;
                 period = p;
@@ -133,22 +135,15 @@ public final class LocalRateLimiter implements RateLimiter {
             if (capacity == 0 || tokens == 0) {
                 return null;
             }
-            Duration refillPeriod = Duration.ofNanos(period);
-            return a == Algorithm.TOKEN_BUCKET ? Band.tokenBucket(band.name(), capacity, tokens, refillPeriod)
-                    : Band.gcra(band.name(), capacity, tokens, refillPeriod);
+        } else {
+            limit = band.limit() / n;
+            if (limit == 0) {
+                return null;
+            }
         }
-        long limit = band.limit() / n;
-        if (limit == 0) {
-            return null;
-        }
-        Duration window = Duration.ofNanos(band.windowNanos());
-        return switch (a) {
-            case FIXED_WINDOW -> Band.fixedWindow(band.name(), limit, window);
-            case SLIDING_WINDOW_LOG -> Band.slidingWindowLog(band.name(), limit, window);
-            case SLIDING_WINDOW_COUNTER -> Band.slidingWindowCounter(band.name(), limit, window);
-            case CALENDAR -> Band.calendar(band.name(), limit, band.calendar()); // the same periods (SPEC §14)
-            case TOKEN_BUCKET, GCRA -> throw new IllegalStateException(a + " is a bucket, divided above");
-        };
+        // windows and a calendar band's periods unchanged (SPEC §5, §14); Band.of takes what the algorithm takes
+        return Band.of(band.name(), a, capacity, tokens, Duration.ofNanos(period), limit,
+                Duration.ofNanos(band.windowNanos()), band.calendar());
     }
 
     /**

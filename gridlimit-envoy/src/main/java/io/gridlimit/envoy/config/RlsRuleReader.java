@@ -141,15 +141,10 @@ final class RlsRuleReader {
         String placeholder = "x";
         Band band;
         try {
-            band = switch (algorithm) {
-                case FIXED_WINDOW -> Band.fixedWindow(placeholder, rpu, unit.length());
-                case SLIDING_WINDOW_LOG -> Band.slidingWindowLog(placeholder, rpu, unit.length());
-                case SLIDING_WINDOW_COUNTER -> Band.slidingWindowCounter(placeholder, rpu, unit.length());
-                case TOKEN_BUCKET -> Band.tokenBucket(placeholder, capacity == null ? rpu : capacity, rpu,
-                        unit.length());
-                case GCRA -> Band.gcra(placeholder, capacity == null ? rpu : capacity, rpu, unit.length());
-                case CALENDAR -> throw new IllegalStateException("calendar is refused above");
-            };
+            // requests_per_unit per unit: a window's limit per window, a bucket's refill per period (its capacity
+            // the extension's, else requests_per_unit); calendar was refused above
+            band = Band.of(placeholder, algorithm, capacity == null ? rpu : capacity, rpu, unit.length(), rpu,
+                    unit.length(), null);
         } catch (IllegalArgumentException x) {
             errors.add(here + ": rate_limit: " + x.getMessage());
             return null;

@@ -28,6 +28,12 @@ public class AdminApiSettings {
     public static final String ENABLED_PROPERTY = AdminApiProperties.PREFIX + ".enabled";
     /** {@code gridlimit.admin-api.token}. */
     public static final String TOKEN_PROPERTY = AdminApiProperties.PREFIX + ".token";
+    /**
+     * The admin API's path ({@code io.gridlimit.app.admin}'s controllers), here beside its token so that the
+     * internal port's token filter ({@link DecisionApiTokenFilter}) knows which token a path takes without reaching
+     * into the admin package.
+     */
+    public static final String PATH = "/v1/policies";
 
     private final boolean enabled;
     private final byte[] token;

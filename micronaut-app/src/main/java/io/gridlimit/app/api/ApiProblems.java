@@ -6,10 +6,10 @@ import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MutableHttpResponse;
 
 /**
- * Builds the decision API's RFC 9457 problem responses ({@code application/problem+json}, never a stack trace,
- * never a raw key).
+ * Builds the internal port's RFC 9457 problem responses ({@code application/problem+json}, never a stack trace,
+ * never a raw key): the decision API's, its guards', and the admin API's ({@code io.gridlimit.app.admin}).
  */
-final class ApiProblems {
+public final class ApiProblems {
     /** Problem type of a 503 when the grid does not answer: draft-ietf-httpapi-ratelimit-headers-11, §7.2. */
     static final String TEMPORARY_REDUCED_CAPACITY = Problem.TEMPORARY_REDUCED_CAPACITY;
 
@@ -27,7 +27,7 @@ final class ApiProblems {
      * @param detail what was wrong, naming the bad value (never a raw key)
      * @return the response, never null
      */
-    static MutableHttpResponse<Problem> of(HttpStatus status, String detail) {
+    public static MutableHttpResponse<Problem> of(HttpStatus status, String detail) {
         return HttpResponse.<Problem>status(status)
                 .contentType(Problem.MEDIA_TYPE)
                 .body(Problem.of(status.getCode(), status.getReason(), detail));

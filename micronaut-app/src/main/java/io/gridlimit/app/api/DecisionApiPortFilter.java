@@ -29,8 +29,8 @@ import io.micronaut.http.filter.ServerFilterPhase;
 public class DecisionApiPortFilter implements Ordered {
     /** Detail of the 404 problem on any port but the internal one. */
     static final String NOT_HERE_DETAIL = "no decision API on this port";
-    /** Detail of the 415 problem (the same words as the API's own 415). */
-    static final String NOT_JSON_DETAIL = "the request body must be sent as Content-Type: application/json";
+    /** Detail of the 415 problem (the same words as the decision and admin APIs' own 415). */
+    public static final String NOT_JSON_DETAIL = "the request body must be sent as Content-Type: application/json";
 
     private final int port;
 

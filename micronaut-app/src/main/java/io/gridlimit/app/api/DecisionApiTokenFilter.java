@@ -71,7 +71,7 @@ public class DecisionApiTokenFilter implements Ordered {
     @Nullable
     public HttpResponse<?> requireToken(HttpRequest<?> request) {
         String path = request.getPath();
-        boolean admin = path.equals(PolicyAdminController.PATH) || path.startsWith(PolicyAdminController.PATH + "/");
+        boolean admin = path.equals(AdminApiSettings.PATH) || path.startsWith(AdminApiSettings.PATH + "/");
         byte[] token = admin ? adminToken : this.token;
         if (token == null) {
             // without a token the admin API answers local callers only (kubectl port-forward, exec): an internal

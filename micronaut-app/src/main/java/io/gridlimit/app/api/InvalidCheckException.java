@@ -5,9 +5,10 @@ import io.micronaut.http.HttpStatus;
 /**
  * A decision API request that is rejected before anything is decided: 400 for a malformed request, 404 for an
  * unknown policy. The message names the bad member (with its batch index) and, except for keys, its value.
- * Carries no stack trace: it is an answer, not a fault.
+ * {@link StrictJson} throws it for any body that is not strict JSON, the admin API's too. Carries no stack trace: it
+ * is an answer, not a fault.
  */
-final class InvalidCheckException extends Exception {
+public final class InvalidCheckException extends Exception {
     private static final long serialVersionUID = 1L;
 
     private final HttpStatus status;

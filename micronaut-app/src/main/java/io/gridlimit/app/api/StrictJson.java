@@ -17,16 +17,17 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Reads a decision API request body as exactly one JSON value (RFC 8259) into a Micronaut {@link JsonNode} tree,
- * stricter than the generic mapper: content after the value and duplicate object members are refused (a lenient
- * reader would let {@code {"key":"a","key":"b"}} or {@code {...} garbage} through and spend quota on a guess), and
- * each number keeps the kind of its literal: an integer literal becomes a {@code long} or {@link java.math.BigInteger}
- * node, a literal with a fraction or an exponent a {@link java.math.BigDecimal} node (never a double, so
- * {@code 1.00000000000000000001} is not read as 1). Errors never quote the body (it may hold a key). Thread-safe.
+ * Reads a request body of the decision API (or of the admin API, {@code io.gridlimit.app.admin}) as exactly one JSON
+ * value (RFC 8259) into a Micronaut {@link JsonNode} tree, stricter than the generic mapper: content after the value
+ * and duplicate object members are refused (a lenient reader would let {@code {"key":"a","key":"b"}} or
+ * {@code {...} garbage} through and spend quota on a guess), and each number keeps the kind of its literal: an
+ * integer literal becomes a {@code long} or {@link java.math.BigInteger} node, a literal with a fraction or an
+ * exponent a {@link java.math.BigDecimal} node (never a double, so {@code 1.00000000000000000001} is not read as 1).
+ * Errors never quote the body (it may hold a key). Thread-safe.
  */
-final class StrictJson {
+public final class StrictJson {
     /** The message of every malformed body, optionally followed by what is wrong. */
-    static final String NOT_JSON = "the request body is not valid JSON";
+    public static final String NOT_JSON = "the request body is not valid JSON";
 
     private static final Pattern SAFE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final JsonFactory FACTORY = JsonFactory.builder()
@@ -43,7 +44,7 @@ final class StrictJson {
      * @return the tree, never null (a JSON {@code null} body is a null node)
      * @throws InvalidCheckException 400 {@value #NOT_JSON}, with the reason for duplicates and trailing content
      */
-    static JsonNode parse(byte[] body) throws InvalidCheckException {
+    public static JsonNode parse(byte[] body) throws InvalidCheckException {
         try (JsonParser parser = FACTORY.createParser(body)) {
             JsonToken first = parser.nextToken();
             if (first == null) {

@@ -3,6 +3,7 @@ package io.gridlimit.app.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gridlimit.app.support.PeerHttp;
 import io.gridlimit.app.support.ServiceProperties;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;

@@ -1,5 +1,6 @@
 package io.gridlimit.app.api;
 
+import io.gridlimit.app.support.PeerHttp;
 import io.gridlimit.app.support.ServiceProperties;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;

@@ -1,5 +1,6 @@
 package io.gridlimit.app.api;
 
+import io.gridlimit.app.support.PeerHttp;
 import io.gridlimit.app.support.ServiceProperties;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.micrometer.core.instrument.Counter;

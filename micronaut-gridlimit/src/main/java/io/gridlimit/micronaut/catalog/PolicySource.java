@@ -55,6 +55,8 @@ public class PolicySource {
 
     private final GridLimitConfig config;
     private final @Nullable PolicyCatalog catalog;
+    /** The admin API's view of {@link #catalog}, or null while it is off. */
+    private final @Nullable PolicyAdmin admin;
     private final Map<String, Plan> plansByRoute = new LinkedHashMap<>();
     private final ClientIpResolver clientIp;
     private final @Nullable PolicySelector selector;
@@ -111,6 +113,7 @@ public class PolicySource {
             metrics.track(c);
         }
         this.catalog = c;
+        this.admin = c == null ? null : new PolicyAdmin(c);
     }
 
     private void checkPlans(Collection<PlanProperties> plans, Collection<RouteProperties> routes) {
@@ -183,6 +186,16 @@ public class PolicySource {
     /** @return the catalog in use, or null (a replaced limiter, or {@code gridlimit.catalog.enabled: false}) */
     public @Nullable PolicyCatalog catalog() {
         return catalog;
+    }
+
+    /**
+     * What an admin API does with the catalog in use: read, list, put, delete, overrides (docs/SPEC.md §11).
+     *
+     * @return the catalog's admin, or empty while the catalog is off ({@code gridlimit.catalog.enabled: false}, or
+     *     the limiter is not the grid's)
+     */
+    public Optional<PolicyAdmin> admin() {
+        return Optional.ofNullable(admin);
     }
 
     /**

@@ -11,11 +11,13 @@ import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * The one mapping of a policy as written (configuration's {@code gridlimit.policies.<name>}, or the admin API's
@@ -25,13 +27,65 @@ import java.util.function.BiFunction;
  * the value as written. Stateless and thread-safe.
  */
 public final class PolicyDefinitions {
-    /** The parameters a policy or band may set, as written. */
-    public static final Set<String> PARAMETERS = Set.of("algorithm", "capacity", "refill-tokens", "refill-period",
-            "limit", "window", "max-debt", "period", "zone", "week-start", "anchor");
-    /** The optional parameters of a calendar band, as written. */
-    private static final List<String> CALENDAR_OPTIONAL = List.of("zone", "week-start", "anchor");
+    /** A bucket's parameters as written ({@link Band#tokenBucket}, {@link Band#gcra}). */
+    private static final List<Parameter> BUCKET = List.of(
+            new Parameter("capacity", true, Band::capacity),
+            new Parameter("refill-tokens", true, Band::refillTokens),
+            new Parameter("refill-period", true, b -> duration(b.refillPeriodNanos())));
+    /** A window algorithm's parameters as written ({@link Band#fixedWindow} and the sliding windows). */
+    private static final List<Parameter> WINDOW = List.of(
+            new Parameter("limit", true, Band::limit),
+            new Parameter("window", true, b -> duration(b.windowNanos())));
+    /**
+     * A calendar band's parameters as written ({@link Band#calendar}, docs/SPEC.md §14): {@code zone} always written
+     * back, {@code week-start} for weeks only, {@code anchor} for months only.
+     */
+    private static final List<Parameter> CALENDAR = List.of(
+            new Parameter("limit", true, Band::limit),
+            new Parameter("period", true, b -> b.calendar().period().configName()),
+            new Parameter("zone", false, b -> b.calendar().zone().getId()),
+            new Parameter("week-start", false, b -> b.calendar().period() == CalendarPeriod.WEEK
+                    ? b.calendar().weekStart().name().toLowerCase(Locale.ROOT) : null),
+            new Parameter("anchor", false, b -> b.calendar().period() == CalendarPeriod.MONTH
+                    ? b.calendar().anchor() : null));
+
+    /** The parameters a policy or band may set, as written: {@code algorithm}, {@code max-debt}, each algorithm's. */
+    public static final Set<String> PARAMETERS = parameterNames();
 
     private PolicyDefinitions() {
+    }
+
+    /**
+     * A parameter of a band as written.
+     *
+     * @param name its name as written, e.g. {@code refill-tokens}
+     * @param required whether the algorithm requires it (else it is optional)
+     * @param written its value as {@link #written(Policy)} writes it back from a band, or null when it writes none
+     */
+    private record Parameter(String name, boolean required, Function<Band, Object> written) {
+    }
+
+    /**
+     * The one home of what each algorithm takes as written (grid-core's {@link Band#of} is the one home of what it
+     * builds from them).
+     *
+     * @param a an algorithm
+     * @return its parameters, in the order configuration writes them
+     */
+    private static List<Parameter> parameters(Algorithm a) {
+        return switch (a) {
+            case TOKEN_BUCKET, GCRA -> BUCKET;
+            case FIXED_WINDOW, SLIDING_WINDOW_LOG, SLIDING_WINDOW_COUNTER -> WINDOW;
+            case CALENDAR -> CALENDAR;
+        };
+    }
+
+    private static Set<String> parameterNames() {
+        Set<String> names = new LinkedHashSet<>(List.of("algorithm", "max-debt"));
+        for (Algorithm a : Algorithm.values()) {
+            parameters(a).forEach(p -> names.add(p.name()));
+        }
+        return Set.copyOf(names);
     }
 
     /**
@@ -154,12 +208,8 @@ public final class PolicyDefinitions {
         given.put("zone", d.zone());
         given.put("week-start", d.weekStart());
         given.put("anchor", d.anchor());
-        List<String> takes = switch (a) {
-            case TOKEN_BUCKET, GCRA -> List.of("capacity", "refill-tokens", "refill-period");
-            case FIXED_WINDOW, SLIDING_WINDOW_LOG, SLIDING_WINDOW_COUNTER -> List.of("limit", "window");
-            case CALENDAR -> List.of("limit", "period");
-        };
-        List<String> optional = a == Algorithm.CALENDAR ? CALENDAR_OPTIONAL : List.of();
+        List<String> takes = parameters(a).stream().filter(Parameter::required).map(Parameter::name).toList();
+        List<String> optional = parameters(a).stream().filter(p -> !p.required()).map(Parameter::name).toList();
         String takesText = String.join(", ", takes) + (optional.isEmpty() ? ""
                 : " (and optionally " + String.join(", ", optional) + ")");
         given.forEach((k, v) -> {
@@ -174,20 +224,20 @@ public final class PolicyDefinitions {
             }
         }
         try {
-            return switch (a) {
-                case TOKEN_BUCKET -> Band.tokenBucket(name, d.capacity(), d.refillTokens(), d.refillPeriod());
-                case GCRA -> Band.gcra(name, d.capacity(), d.refillTokens(), d.refillPeriod());
-                case FIXED_WINDOW -> Band.fixedWindow(name, d.limit(), d.window());
-                case SLIDING_WINDOW_LOG -> Band.slidingWindowLog(name, d.limit(), d.window());
-                case SLIDING_WINDOW_COUNTER -> Band.slidingWindowCounter(name, d.limit(), d.window());
-                case CALENDAR -> Band.calendar(name, d.limit(), calendar(path, d, raw, errors));
-            };
+            // every parameter the algorithm takes is given (refused above when missing); Band.of ignores the others
+            return Band.of(name, a, orZero(d.capacity()), orZero(d.refillTokens()), d.refillPeriod(),
+                    orZero(d.limit()), d.window(), a == Algorithm.CALENDAR ? calendar(path, d, raw, errors) : null);
         } catch (IllegalArgumentException e) {
             String parameter = NameUtils.hyphenate(e.getMessage().split(" ")[0]);
             String where = takes.contains(parameter) ? at(path, parameter) : path;
             throw refuse(errors, where, "'" + raw.apply(where, given.get(parameter)) + "' is refused: "
                     + e.getMessage());
         }
+    }
+
+    /** @return the value, or 0 for a quantity not given (one the algorithm does not take: {@link Band#of}) */
+    private static long orZero(@Nullable Long value) {
+        return value == null ? 0 : value;
     }
 
     /**
@@ -267,37 +317,16 @@ public final class PolicyDefinitions {
     private static Map<String, Object> written(Band b) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("algorithm", b.algorithm().configName());
-        out.putAll(switch (b.algorithm()) {
-            case TOKEN_BUCKET, GCRA -> ordered("capacity", b.capacity(), "refill-tokens", b.refillTokens(),
-                    "refill-period", duration(b.refillPeriodNanos()));
-            case FIXED_WINDOW, SLIDING_WINDOW_LOG, SLIDING_WINDOW_COUNTER -> ordered("limit", b.limit(), "window",
-                    duration(b.windowNanos()));
-            case CALENDAR -> {
-                CalendarPeriods c = b.calendar();
-                Map<String, Object> m = ordered("limit", b.limit(), "period", c.period().configName(), "zone",
-                        c.zone().getId());
-                if (c.period() == CalendarPeriod.WEEK) {
-                    m.put("week-start", c.weekStart().name().toLowerCase(Locale.ROOT));
-                }
-                if (c.period() == CalendarPeriod.MONTH) {
-                    m.put("anchor", c.anchor());
-                }
-                yield m;
+        for (Parameter p : parameters(b.algorithm())) {
+            Object value = p.written().apply(b);
+            if (value != null) {
+                out.put(p.name(), value);
             }
-        });
+        }
         if (b.maxDebt() != b.quota()) {
             out.put("max-debt", b.maxDebt());
         }
         return out;
-    }
-
-    /** @return the pairs {@code key, value, ...} as a map in that order */
-    private static Map<String, Object> ordered(Object... pairs) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        for (int i = 0; i < pairs.length; i += 2) {
-            m.put((String) pairs[i], pairs[i + 1]);
-        }
-        return m;
     }
 
     /**

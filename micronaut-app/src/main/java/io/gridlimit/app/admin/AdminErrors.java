@@ -1,6 +1,8 @@
-package io.gridlimit.app.api;
+package io.gridlimit.app.admin;
 
-import io.gridlimit.grid.PolicyCatalog;
+import io.gridlimit.app.api.ApiProblems;
+import io.gridlimit.app.api.DecisionApiPortFilter;
+import io.gridlimit.micronaut.catalog.PolicyAdmin;
 import io.gridlimit.micronaut.catalog.PolicySource;
 import io.gridlimit.micronaut.problem.ExactParameters;
 import io.gridlimit.micronaut.problem.Problem;
@@ -34,16 +36,12 @@ final class AdminErrors {
 
     /**
      * @param policies the catalog and configuration's policies
-     * @return the grid's catalog
+     * @return the grid catalog's admin ({@link PolicySource#admin()})
      * @throws AdminProblem 503 while the catalog is off
      */
-    static PolicyCatalog catalog(PolicySource policies) {
-        PolicyCatalog c = policies.catalog();
-        if (c == null) {
-            throw new AdminProblem(HttpStatus.SERVICE_UNAVAILABLE, "the policy catalog is off "
-                    + "(gridlimit.catalog.enabled: false, or the limiter is not the grid's)");
-        }
-        return c;
+    static PolicyAdmin catalog(PolicySource policies) {
+        return policies.admin().orElseThrow(() -> new AdminProblem(HttpStatus.SERVICE_UNAVAILABLE, "the policy "
+                + "catalog is off (gridlimit.catalog.enabled: false, or the limiter is not the grid's)"));
     }
 
     /**

@@ -1,7 +1,8 @@
-package io.gridlimit.app.api;
+package io.gridlimit.app.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gridlimit.app.support.PeerHttp;
 import io.gridlimit.app.support.ServiceProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.ApplicationContext;

@@ -1,7 +1,7 @@
-package io.gridlimit.app.api;
+package io.gridlimit.app.admin;
 
 import io.gridlimit.api.Policy;
-import io.gridlimit.grid.PolicyRecord;
+import io.gridlimit.micronaut.catalog.PolicyVersion;
 import io.gridlimit.micronaut.key.KeyResolver;
 import io.gridlimit.micronaut.metrics.CatalogMetrics;
 import io.micronaut.core.annotation.Nullable;
@@ -53,12 +53,12 @@ final class PolicyChangeLog {
      *
      * @param name the policy name
      * @param created whether it was created (or re-created after a deletion)
-     * @param before its record before, or null when there was none
-     * @param after its record now
+     * @param before its version before, or null when there was none
+     * @param after its version now
      * @param caller who made the change ({@link #caller})
      * @param policy the policy written
      */
-    void policyPut(String name, boolean created, @Nullable PolicyRecord before, PolicyRecord after, String caller,
+    void policyPut(String name, boolean created, @Nullable PolicyVersion before, PolicyVersion after, String caller,
                    Policy policy) {
         LOG.info("policy '{}' {} through the admin API: version {} -> {} by {}: {}", name,
                 created ? "created" : "changed", before == null ? "none" : before.version(),
@@ -70,11 +70,11 @@ final class PolicyChangeLog {
      * A policy deleted.
      *
      * @param name the policy name
-     * @param before its record before
-     * @param after its deletion record
+     * @param before its version before
+     * @param after its deletion's version (a tombstone)
      * @param caller who made the change ({@link #caller})
      */
-    void policyDeleted(String name, PolicyRecord before, PolicyRecord after, String caller) {
+    void policyDeleted(String name, PolicyVersion before, PolicyVersion after, String caller) {
         LOG.info("policy '{}' deleted through the admin API: version {} -> {} by {}", name,
                 before.version(), after.version(), caller);
         metrics.change(name, "deleted");

@@ -1,10 +1,14 @@
-package io.gridlimit.app.api;
+package io.gridlimit.app.admin;
 
 import io.gridlimit.api.Policy;
+import io.gridlimit.app.api.AdminApiSettings;
+import io.gridlimit.app.api.DecisionApiPortFilter;
+import io.gridlimit.app.api.DecisionApiSettings;
+import io.gridlimit.app.api.DecisionApiTokenFilter;
 import io.gridlimit.app.beans.ServiceBeans;
-import io.gridlimit.grid.PolicyCatalog;
-import io.gridlimit.grid.PolicyRecord;
+import io.gridlimit.micronaut.catalog.PolicyAdmin;
 import io.gridlimit.micronaut.catalog.PolicySource;
+import io.gridlimit.micronaut.catalog.PolicyVersion;
 import io.gridlimit.micronaut.config.PolicyDefinitions;
 import io.gridlimit.micronaut.config.sources.PolicyNames;
 import io.gridlimit.micronaut.metrics.CatalogMetrics;
@@ -59,12 +63,9 @@ import java.util.Map;
  */
 @Requires(property = ServiceBeans.ENABLED, value = "true")
 @Requires(property = AdminApiSettings.ENABLED_PROPERTY, value = "true")
-@Controller(value = PolicyAdminController.PATH, port = DecisionApiSettings.PORT_PLACEHOLDER)
+@Controller(value = AdminApiSettings.PATH, port = DecisionApiSettings.PORT_PLACEHOLDER)
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class PolicyAdminController {
-    /** The admin API's path. */
-    public static final String PATH = "/v1/policies";
-
     private final PolicySource policies;
     private final PolicyChangeLog changes;
 
@@ -77,7 +78,7 @@ public class PolicyAdminController {
         this.changes = new PolicyChangeLog(metrics);
     }
 
-    private PolicyCatalog catalog() {
+    private PolicyAdmin catalog() {
         return AdminErrors.catalog(policies);
     }
 
@@ -91,13 +92,13 @@ public class PolicyAdminController {
     public HttpResponse<?> list(HttpRequest<?> request) {
         ExactParameters.check(request);
         List<Map<String, Object>> out = new ArrayList<>();
-        for (PolicyRecord r : catalog().records()) {
+        for (PolicyVersion r : catalog().records()) {
             out.add(describe(r));
         }
         return HttpResponse.ok(Map.of("policies", out));
     }
 
-    private static Map<String, Object> describe(PolicyRecord r) {
+    private static Map<String, Object> describe(PolicyVersion r) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("name", r.name());
         m.put("version", r.version());
@@ -119,7 +120,7 @@ public class PolicyAdminController {
     @Get(uri = "/{name}", produces = {MediaType.APPLICATION_JSON, Problem.MEDIA_TYPE})
     public HttpResponse<?> get(HttpRequest<?> request, @PathVariable String name) {
         ExactParameters.check(request);
-        PolicyRecord r = catalog().record(name).orElseThrow(() -> AdminErrors.notFound(name));
+        PolicyVersion r = catalog().record(name).orElseThrow(() -> AdminErrors.notFound(name));
         return HttpResponse.ok(PolicyDefinitions.written(r.policy()))
                 .header(HttpHeaders.ETAG, AdminPreconditions.etag(r.version()))
                 .header("GridLimit-Policy-Origin", origin(r));
@@ -144,20 +145,20 @@ public class PolicyAdminController {
         Policy policy = PolicyBodies.policy(name, body);
         long expected = AdminPreconditions.expectedVersion(request);
         String caller = PolicyChangeLog.caller(request);
-        PolicyCatalog.Change change = AdminErrors.change(() -> catalog().put(policy, expected, caller));
-        if (change.status() == PolicyCatalog.Status.FULL) {
-            throw new AdminProblem(HttpStatus.CONFLICT, "the catalog holds " + PolicyCatalog.MAX_POLICIES
+        PolicyAdmin.Change change = AdminErrors.change(() -> catalog().put(policy, expected, caller));
+        if (change.status() == PolicyAdmin.Status.FULL) {
+            throw new AdminProblem(HttpStatus.CONFLICT, "the catalog holds " + PolicyAdmin.MAX_POLICIES
                     + " policy names (deletions included), the most it takes; reuse a name");
         }
-        PolicyRecord after = change.after();
-        if (change.status() == PolicyCatalog.Status.CONFLICT) {
+        PolicyVersion after = change.after();
+        if (change.status() == PolicyAdmin.Status.CONFLICT) {
             throw AdminPreconditions.preconditionFailed(name, change.after());
         }
         boolean created = change.before() == null || !change.before().live();
-        if (change.status() == PolicyCatalog.Status.APPLIED) {
+        if (change.status() == PolicyAdmin.Status.APPLIED) {
             changes.policyPut(name, created, change.before(), after, caller, policy);
         }
-        MutableHttpResponse<?> response = created && change.status() == PolicyCatalog.Status.APPLIED
+        MutableHttpResponse<?> response = created && change.status() == PolicyAdmin.Status.APPLIED
                 ? HttpResponse.created(PolicyDefinitions.written(after.policy()))
                 : HttpResponse.ok(PolicyDefinitions.written(after.policy()));
         return response.header(HttpHeaders.ETAG, AdminPreconditions.etag(after.version()));
@@ -173,10 +174,10 @@ public class PolicyAdminController {
     @Delete(uri = "/{name}", produces = Problem.MEDIA_TYPE)
     public HttpResponse<?> delete(HttpRequest<?> request, @PathVariable String name) {
         ExactParameters.check(request);
-        PolicyCatalog c = catalog();
+        PolicyAdmin c = catalog();
         List<String> refs = new ArrayList<>(c.referencesTo(name));
-        for (String k : c.overridesTargeting(name)) {
-            refs.add("an override under policy '" + k.substring(0, k.indexOf('|')) + "'");
+        for (String under : c.overridesTo(name)) {
+            refs.add("an override under policy '" + under + "'");
         }
         if (!refs.isEmpty()) {
             throw new AdminProblem(HttpStatus.CONFLICT, "policy '" + name + "' is still named by " + refs.size()
@@ -184,7 +185,7 @@ public class PolicyAdminController {
         }
         long expected = AdminPreconditions.expectedVersion(request);
         String caller = PolicyChangeLog.caller(request);
-        PolicyCatalog.Change change = AdminErrors.change(() -> c.delete(name, expected, caller));
+        PolicyAdmin.Change change = AdminErrors.change(() -> c.delete(name, expected, caller));
         switch (change.status()) {
             case NOT_FOUND -> throw AdminErrors.notFound(name);
             case CONFLICT -> throw AdminPreconditions.preconditionFailed(name, change.after());
@@ -216,7 +217,7 @@ public class PolicyAdminController {
         return AdminErrors.answer(request, error);
     }
 
-    private static String origin(PolicyRecord r) {
-        return r.origin() == PolicyRecord.Origin.API ? "api" : "configuration";
+    private static String origin(PolicyVersion r) {
+        return r.origin() == PolicyVersion.Origin.API ? "api" : "configuration";
     }
 }

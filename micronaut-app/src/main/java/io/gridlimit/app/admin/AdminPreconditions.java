@@ -1,7 +1,7 @@
-package io.gridlimit.app.api;
+package io.gridlimit.app.admin;
 
-import io.gridlimit.grid.PolicyCatalog;
-import io.gridlimit.grid.PolicyRecord;
+import io.gridlimit.micronaut.catalog.PolicyAdmin;
+import io.gridlimit.micronaut.catalog.PolicyVersion;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;
@@ -39,17 +39,17 @@ final class AdminPreconditions {
      * {@code If-Match: "<n>"} or {@code *}, {@code If-None-Match: *}, else any version.
      *
      * @param request the request
-     * @return the version the change expects, {@link PolicyCatalog#NO_VERSION} (create only) or
-     *     {@link PolicyCatalog#ANY_VERSION}
+     * @return the version the change expects, {@link PolicyAdmin#NO_VERSION} (create only) or
+     *     {@link PolicyAdmin#ANY_VERSION}
      * @throws AdminProblem 400 for a header that is not one of those, or sent twice
      */
     static long expectedVersion(HttpRequest<?> request) {
         String ifMatch = single(request, HttpHeaders.IF_MATCH);
         if (createOnly(request, ifMatch)) {
-            return PolicyCatalog.NO_VERSION;
+            return PolicyAdmin.NO_VERSION;
         }
         if (ifMatch == null || ifMatch.equals("*")) {
-            return PolicyCatalog.ANY_VERSION;
+            return PolicyAdmin.ANY_VERSION;
         }
         if (!ifMatch.matches("\"[1-9][0-9]{0,18}\"")) {
             throw new AdminProblem(HttpStatus.BAD_REQUEST, "If-Match: '" + ifMatch + "' is not an ETag of this API "
@@ -103,10 +103,10 @@ final class AdminPreconditions {
 
     /**
      * @param name the policy name
-     * @param current the policy's record now, or null when there is none
+     * @param current the policy's version now (a deletion's included), or null when there is none
      * @return the 412 of a change whose precondition failed, with the current {@code ETag} while the policy is live
      */
-    static AdminProblem preconditionFailed(String name, @Nullable PolicyRecord current) {
+    static AdminProblem preconditionFailed(String name, @Nullable PolicyVersion current) {
         boolean live = current != null && current.live();
         return new AdminProblem(HttpStatus.PRECONDITION_FAILED, "policy '" + name + "' is "
                 + (live ? "at version " + current.version() : "absent") + ", not the version If-Match or "

@@ -1,8 +1,13 @@
-package io.gridlimit.app.api;
+package io.gridlimit.app.admin;
 
 import io.gridlimit.api.RateLimiter;
+import io.gridlimit.app.api.AdminApiSettings;
+import io.gridlimit.app.api.DecisionApiPortFilter;
+import io.gridlimit.app.api.DecisionApiSettings;
+import io.gridlimit.app.api.DecisionApiTokenFilter;
+import io.gridlimit.app.api.InternalPortFilter;
 import io.gridlimit.app.beans.ServiceBeans;
-import io.gridlimit.grid.PolicyCatalog;
+import io.gridlimit.micronaut.catalog.PolicyAdmin;
 import io.gridlimit.micronaut.catalog.PolicySource;
 import io.gridlimit.micronaut.metrics.CatalogMetrics;
 import io.gridlimit.micronaut.problem.ExactParameters;
@@ -46,7 +51,7 @@ import java.util.Map;
  */
 @Requires(property = ServiceBeans.ENABLED, value = "true")
 @Requires(property = AdminApiSettings.ENABLED_PROPERTY, value = "true")
-@Controller(value = PolicyAdminController.PATH, port = DecisionApiSettings.PORT_PLACEHOLDER)
+@Controller(value = AdminApiSettings.PATH, port = DecisionApiSettings.PORT_PLACEHOLDER)
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class PolicyOverrideController {
     /** The one query parameter of these routes: the grid key. */
@@ -74,7 +79,7 @@ public class PolicyOverrideController {
     @Get(uri = "/{name}/overrides", produces = {MediaType.APPLICATION_JSON, Problem.MEDIA_TYPE})
     public HttpResponse<?> getOverride(HttpRequest<?> request, @PathVariable String name) {
         String key = ExactParameters.check(request, KEY).get(KEY);
-        PolicyCatalog c = AdminErrors.catalog(policies);
+        PolicyAdmin c = AdminErrors.catalog(policies);
         if (key == null) {
             return HttpResponse.ok(Map.of("overrides", c.overridesOf(name)));
         }
@@ -100,7 +105,7 @@ public class PolicyOverrideController {
     public HttpResponse<?> putOverride(HttpRequest<?> request, @PathVariable String name,
                                        @Body @Nullable byte[] body) {
         String k = checkKey(ExactParameters.check(request, KEY).get(KEY));
-        PolicyCatalog c = AdminErrors.catalog(policies);
+        PolicyAdmin c = AdminErrors.catalog(policies);
         if (policies.current(name).isEmpty()) {
             throw AdminErrors.notFound(name);
         }
@@ -119,7 +124,7 @@ public class PolicyOverrideController {
         String expected = AdminPreconditions.expectedOverride(request);
         String before = c.readOverride(name, k);
         String caller = PolicyChangeLog.caller(request);
-        PolicyCatalog.OverrideStatus status = AdminErrors.change(() -> c.putOverride(name, k, target, expected));
+        PolicyAdmin.OverrideStatus status = AdminErrors.change(() -> c.putOverride(name, k, target, expected));
         switch (status) {
             case CONFLICT -> throw new AdminProblem(HttpStatus.PRECONDITION_FAILED, "the override of that key under "
                     + "policy '" + name + "' is not the one If-Match / If-None-Match names");
@@ -142,7 +147,7 @@ public class PolicyOverrideController {
     @Delete(uri = "/{name}/overrides", produces = Problem.MEDIA_TYPE)
     public HttpResponse<?> deleteOverride(HttpRequest<?> request, @PathVariable String name) {
         String k = checkKey(ExactParameters.check(request, KEY).get(KEY));
-        PolicyCatalog c = AdminErrors.catalog(policies);
+        PolicyAdmin c = AdminErrors.catalog(policies);
         String expected = AdminPreconditions.expectedOverride(request);
         if (expected != null && expected.isEmpty()) {
             // If-None-Match: * holds only while there is no override (RFC 9110 §13.1.2): a deletion under it is
@@ -154,7 +159,7 @@ public class PolicyOverrideController {
             throw new AdminProblem(HttpStatus.NOT_FOUND, "no override of that key under policy '" + name + "'");
         }
         String caller = PolicyChangeLog.caller(request);
-        PolicyCatalog.OverrideStatus status = AdminErrors.change(() -> c.removeOverride(name, k, expected));
+        PolicyAdmin.OverrideStatus status = AdminErrors.change(() -> c.removeOverride(name, k, expected));
         switch (status) {
             case NOT_FOUND -> throw new AdminProblem(HttpStatus.NOT_FOUND, "no override of that key under policy '"
                     + name + "'");

@@ -1,4 +1,4 @@
-package io.gridlimit.app.api;
+package io.gridlimit.app.admin;
 
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpStatus;

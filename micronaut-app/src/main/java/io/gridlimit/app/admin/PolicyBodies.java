@@ -1,6 +1,8 @@
-package io.gridlimit.app.api;
+package io.gridlimit.app.admin;
 
 import io.gridlimit.api.Policy;
+import io.gridlimit.app.api.InvalidCheckException;
+import io.gridlimit.app.api.StrictJson;
 import io.gridlimit.micronaut.config.PolicyDefinitions;
 import io.gridlimit.micronaut.config.sources.PolicyNames;
 import io.micronaut.core.annotation.Nullable;
@@ -15,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Reads the admin API's request bodies (docs/SPEC.md §11): strict JSON ({@link StrictJson}), and a policy in its
@@ -28,8 +32,9 @@ final class PolicyBodies {
             + "or {\"bands\": {\"<band>\": {...}, ...}}";
 
     private static final Set<String> BAND_FIELDS = PolicyDefinitions.PARAMETERS;
-    private static final Set<String> POLICY_FIELDS = Set.of("algorithm", "capacity", "refill-tokens",
-            "refill-period", "limit", "window", "max-debt", "period", "zone", "week-start", "anchor", "bands");
+    /** A policy's members: a band's, and its named {@code bands}. */
+    private static final Set<String> POLICY_FIELDS = Stream.concat(BAND_FIELDS.stream(), Stream.of("bands"))
+            .collect(Collectors.toUnmodifiableSet());
 
     private PolicyBodies() {
     }

@@ -1,4 +1,4 @@
-package io.gridlimit.app.api;
+package io.gridlimit.app.support;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -20,7 +20,7 @@ import java.util.Map;
  * act as different peers: the request is sent byte for byte as written (any Host or Authorization header), with
  * {@code Connection: close}. Test support only.
  */
-final class PeerHttp {
+public final class PeerHttp {
     private PeerHttp() {
     }
 
@@ -32,9 +32,9 @@ final class PeerHttp {
      * @param body the body (de-chunked), empty when none
      * @param statusLine the status line as sent, e.g. {@code HTTP/1.1 404 Not Found}
      */
-    record Response(int status, Map<String, String> headers, String body, String statusLine) {
+    public record Response(int status, Map<String, String> headers, String body, String statusLine) {
         /** @param name a header name, any case @return its value, or null */
-        String header(String name) {
+        public String header(String name) {
             return headers.get(name.toLowerCase(Locale.ROOT));
         }
     }
@@ -51,7 +51,7 @@ final class PeerHttp {
      *     the default {@code application/json}, and a bare {@code Content-Type:} sends none
      * @return the response
      */
-    static Response send(String peer, int port, String method, String target, String body, String... headers) {
+    public static Response send(String peer, int port, String method, String target, String body, String... headers) {
         try (Socket socket = new Socket()) {
             socket.bind(new InetSocketAddress(InetAddress.getByName(peer), 0));
             socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 10_000);
