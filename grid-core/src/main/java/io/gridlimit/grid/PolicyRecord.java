@@ -4,6 +4,10 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import io.gridlimit.api.Policy;
+import io.gridlimit.grid.owner.SeenPolicies;
+import io.gridlimit.grid.wire.PolicyCodec;
+import io.gridlimit.grid.wire.SerializationIds;
+import io.gridlimit.grid.wire.WireFormat;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,7 +82,7 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
      * @throws IllegalArgumentException if {@code version < 1}, {@code generation < 0}, or an API record has a
      *     generation
      */
-    PolicyRecord(String name, long version, Origin origin, long generation, String changedBy, long changedAtMillis,
+    public PolicyRecord(String name, long version, Origin origin, long generation, String changedBy, long changedAtMillis,
                  Policy policyOrNull, List<SeenPolicies.Versioned> earlier) {
         this.name = Objects.requireNonNull(name, "name");
         if (version < 1) {
@@ -106,7 +110,7 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
      * @param atMillis the owner's cluster time, epoch milliseconds
      * @return the record of version {@code version() + 1}, keeping this version among the earlier ones when live
      */
-    PolicyRecord next(Policy nextPolicy, Origin nextOrigin, long nextGeneration, String by, long atMillis) {
+    public PolicyRecord next(Policy nextPolicy, Origin nextOrigin, long nextGeneration, String by, long atMillis) {
         List<SeenPolicies.Versioned> kept = new ArrayList<>();
         if (policy != null) {
             kept.add(new SeenPolicies.Versioned(version, policy));
@@ -169,7 +173,7 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        byte format = catalogFormat();
+        byte format = WireFormat.catalogFormat();
         out.writeByte(format);
         out.writeString(name);
         out.writeLong(version);
@@ -220,11 +224,6 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
         if (generation < 0 || (readsGeneration && origin == Origin.API)) {
             throw new IOException("corrupt policy record: generation " + generation + ", origin " + o);
         }
-    }
-
-    /** The format catalog types are written in: the cluster's, never the unversioned form (docs/wire.md). */
-    static byte catalogFormat() {
-        return (byte) Math.max(WireFormat.CURRENT, WireFormat.writeFormat());
     }
 
     @Override

@@ -11,6 +11,7 @@ import com.hazelcast.partition.Partition;
 import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.algorithm.RateLimitAlgorithms;
 import io.gridlimit.api.Policy;
+import io.gridlimit.grid.owner.SeenPolicies;
 import java.util.Iterator;
 
 /**
