@@ -79,7 +79,7 @@ public abstract class AsyncSubmitter {
      * @return the submitter, never null
      */
     @SuppressWarnings({"rawtypes", "unchecked"})
-    static AsyncSubmitter forMap(IMap<String, LimiterState> map) {
+    public static AsyncSubmitter forMap(IMap<String, LimiterState> map) {
         IMap raw = map;
         if (raw instanceof MapProxyImpl member) {
             return new Member(member);

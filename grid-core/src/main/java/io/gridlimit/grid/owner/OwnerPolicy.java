@@ -25,7 +25,7 @@ public final class OwnerPolicy {
      * @param state the state to decide on (the stored one, or the carried one), null when none
      * @param carried true when {@code state} is a carry-over, to be written even if nothing is admitted
      */
-    record Resolved(Policy policy, long version, LimiterState state, boolean carried) {
+    public record Resolved(Policy policy, long version, LimiterState state, boolean carried) {
     }
 
     /**
@@ -38,7 +38,7 @@ public final class OwnerPolicy {
      * @param nowNanos the owner's reading
      * @return the resolution, never null
      */
-    static Resolved resolve(HazelcastInstance memberOrNull, Policy sent, long sentVersion, LimiterState stored,
+    public static Resolved resolve(HazelcastInstance memberOrNull, Policy sent, long sentVersion, LimiterState stored,
                             long nowNanos) {
         SeenPolicies seen = memberOrNull == null ? null : SeenPolicies.of(memberOrNull);
         Policy policy = sent;

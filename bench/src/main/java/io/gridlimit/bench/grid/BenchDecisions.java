@@ -1,4 +1,4 @@
-package io.gridlimit.grid;
+package io.gridlimit.bench.grid;
 
 import com.hazelcast.client.impl.clientside.HazelcastClientInstance;
 import com.hazelcast.client.impl.protocol.ClientMessage;
@@ -18,6 +18,10 @@ import com.hazelcast.map.impl.proxy.MapProxyImpl;
 import com.hazelcast.spi.impl.operationservice.OperationService;
 import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.api.Policy;
+import io.gridlimit.grid.GridLimitHazelcast;
+import io.gridlimit.grid.async.AsyncSubmitter;
+import io.gridlimit.grid.owner.DecideProcessor;
+import io.gridlimit.grid.owner.DecisionResult;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -27,16 +31,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
- * BENCH ONLY (never in grid-core): the seam {@code io.gridlimit.bench.BatchingBenchmark} measures through. It lives
- * in {@code io.gridlimit.grid} inside the bench module (a split package on the class path, no JPMS) to reach
- * grid-core's package-private {@link DecideProcessor} and {@link AsyncSubmitter}; grid-core is unchanged.
+ * BENCH ONLY (never in grid-core): the seam {@code io.gridlimit.bench.BatchingBenchmark} measures through. It reaches
+ * grid-core's {@link DecideProcessor} ({@code io.gridlimit.grid.owner}) and {@link AsyncSubmitter}
+ * ({@code io.gridlimit.grid.async}), public but internal to grid-core (not API; they may change in any release).
  *
  * <ul>
  *   <li>{@link #individual}: today's path: one {@link DecideProcessor} (cost 1) per key through
  *       {@link AsyncSubmitter} (member: {@code executeOnKeyInternal}'s invocation future; client: a
  *       {@code MapSubmitToKey} {@code ClientInvocation} to the key's partition), with a real
- *       {@link WriteStateProcessor} backup; the callback runs on the completing thread (GridLimit would hop to its
- *       callback pool; {@code GridFloorBenchmark.invocationFuture} measures the same way).</li>
+ *       {@link io.gridlimit.grid.owner.WriteStateProcessor} backup; the callback runs on the completing thread
+ *       (GridLimit would hop to its callback pool; {@code GridFloorBenchmark.invocationFuture} measures the same
+ *       way).</li>
  *   <li>{@link #batchMember}: one {@link BatchDecideProcessor} over a set of keys owned by one member, as
  *       {@code IMap.submitToKeys} sends it (member: {@code OperationService.invokeOnPartitionsAsync} with a
  *       {@code MultipleEntryOperationFactory}, one {@code PartitionIteratingOperation} per member; client: one

@@ -1,4 +1,4 @@
-package io.gridlimit.grid;
+package io.gridlimit.bench.grid;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
@@ -13,6 +13,12 @@ import io.gridlimit.algorithm.Outcome;
 import io.gridlimit.algorithm.RateLimitAlgorithms;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
+import io.gridlimit.grid.GridLimitHazelcast;
+import io.gridlimit.grid.owner.DecideProcessor;
+import io.gridlimit.grid.owner.DecisionResult;
+import io.gridlimit.grid.owner.OwnerPolicy;
+import io.gridlimit.grid.wire.PolicyCodec;
+import io.gridlimit.grid.wire.WireFormat;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -50,7 +56,8 @@ import java.util.concurrent.TimeUnit;
  * source, {@link OwnerPolicy#resolve} (the catalog's newest version and carry-over), {@link RateLimitAlgorithms#apply},
  * the write with {@link DecideProcessor#storedTtlMillis}, and a {@link DecisionResult} answer. Wire form (factory
  * {@value #FACTORY_ID}, class id {@value #CLASS_ID}): the format byte, the policy ({@link PolicyCodec}), the cost.
- * Thread-safe as Hazelcast uses it (one object shared by a member's partition threads).
+ * Thread-safe as Hazelcast uses it (one object shared by a member's partition threads). The grid-core types it uses
+ * ({@code io.gridlimit.grid.owner}, {@code io.gridlimit.grid.wire}) are public but internal to grid-core: not API.
  */
 public final class BatchDecideProcessor implements EntryProcessor<String, LimiterState, DecisionResult>,
         IdentifiedDataSerializable, HazelcastInstanceAware {
