@@ -13,7 +13,6 @@ import com.hazelcast.spi.merge.SplitBrainMergePolicy;
 import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.algorithm.MergeStates;
 import io.gridlimit.api.Policy;
-import io.gridlimit.grid.owner.SeenPolicies;
 import io.gridlimit.grid.wire.SerializationIds;
 
 /**

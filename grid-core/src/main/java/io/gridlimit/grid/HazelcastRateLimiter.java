@@ -507,14 +507,17 @@ public final class HazelcastRateLimiter implements RateLimiter, GridOperations, 
             return this;
         }
 
-        /** For tests: the holder's monotonic clock, and no sweeper thread (the test calls the sweep). */
+        /**
+         * For tests: the holder's monotonic clock, and no sweeper thread (the test calls the sweep). Outside this
+         * package through {@link GridTestHooks}.
+         */
         Builder leaseTicker(java.util.function.LongSupplier manual) {
             this.ticker = Objects.requireNonNull(manual, "manual");
             this.sweep = false;
             return this;
         }
 
-        /** For benchmarks with a manual ticker: the sweeper thread on again. */
+        /** For benchmarks with a manual ticker ({@link GridTestHooks}): the sweeper thread on again. */
         Builder leaseSweeper(boolean on) {
             this.sweep = on;
             return this;

@@ -10,7 +10,7 @@ import io.gridlimit.grid.catalog.CatalogSupport;
 import io.gridlimit.grid.catalog.CatalogUpdateProcessor;
 import io.gridlimit.grid.catalog.LocalOverrides;
 import io.gridlimit.grid.catalog.RouteReferences;
-import io.gridlimit.grid.owner.SeenPolicies;
+import io.gridlimit.grid.owner.OwnerPolicy;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;

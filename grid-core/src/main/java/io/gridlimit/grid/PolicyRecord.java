@@ -4,7 +4,6 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import io.gridlimit.api.Policy;
-import io.gridlimit.grid.owner.SeenPolicies;
 import io.gridlimit.grid.wire.PolicyCodec;
 import io.gridlimit.grid.wire.SerializationIds;
 import io.gridlimit.grid.wire.WireFormat;
@@ -30,8 +29,8 @@ import java.util.Objects;
  * version and policy. A record of generation 0 is written so, and one of class id 32 (written before generations)
  * reads as generation 0; a record of a higher generation is written under class id
  * {@link SerializationIds#POLICY_RECORD_GENERATION}: the same fields, then the generation (long). Such a record
- * exists only once every member reads generations ({@link CatalogSupport#generations}). Immutable and thread-safe
- * once read.
+ * exists only once every member reads generations ({@link io.gridlimit.grid.catalog.CatalogSupport#generations}).
+ * Immutable and thread-safe once read.
  */
 public final class PolicyRecord implements IdentifiedDataSerializable {
     /** Most earlier versions a record keeps, for the owners' carry-over (SPEC §4). */
@@ -82,8 +81,8 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
      * @throws IllegalArgumentException if {@code version < 1}, {@code generation < 0}, or an API record has a
      *     generation
      */
-    public PolicyRecord(String name, long version, Origin origin, long generation, String changedBy, long changedAtMillis,
-                 Policy policyOrNull, List<SeenPolicies.Versioned> earlier) {
+    public PolicyRecord(String name, long version, Origin origin, long generation, String changedBy,
+                        long changedAtMillis, Policy policyOrNull, List<SeenPolicies.Versioned> earlier) {
         this.name = Objects.requireNonNull(name, "name");
         if (version < 1) {
             throw new IllegalArgumentException("version must be >= 1, got " + version);

@@ -11,7 +11,6 @@ import com.hazelcast.partition.Partition;
 import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.algorithm.RateLimitAlgorithms;
 import io.gridlimit.api.Policy;
-import io.gridlimit.grid.owner.SeenPolicies;
 import java.util.Iterator;
 
 /**

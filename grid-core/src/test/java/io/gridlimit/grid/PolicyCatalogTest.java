@@ -18,7 +18,6 @@ import io.gridlimit.grid.catalog.CatalogUpdateProcessor;
 import io.gridlimit.grid.catalog.CatalogWriteProcessor;
 import io.gridlimit.grid.owner.DecideProcessor;
 import io.gridlimit.grid.owner.DecisionResult;
-import io.gridlimit.grid.owner.SeenPolicies;
 import io.gridlimit.grid.wire.WireFormat;
 import java.time.Duration;
 import java.util.List;

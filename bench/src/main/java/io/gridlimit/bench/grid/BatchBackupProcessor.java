@@ -17,9 +17,9 @@ import java.util.concurrent.TimeUnit;
  * BENCH ONLY: the backup processor of a {@link BatchDecideProcessor} batch on one partition. Hazelcast applies ONE
  * such object to every key of the partition ({@code MultipleEntryBackupOperation}), so it carries a map from each
  * key the primary wrote to that key's state and TTL, and writes exactly those; it reads no clock and runs no
- * algorithm (grid-core's {@link io.gridlimit.grid.owner.WriteStateProcessor} per key). A key the primary did not write is never passed here by a correct
- * batch (the primary's partition skips no key it owns); if it is, {@link #process} throws, which Hazelcast logs on
- * the backup member. Wire form (factory {@value BatchDecideProcessor#FACTORY_ID}, class id {@value #CLASS_ID}): the
+ * algorithm ({@link io.gridlimit.grid.owner.WriteStateProcessor} per key). A key the primary did not write is never
+ * passed here by a correct batch (the primary's partition skips no key it owns); if it is, {@link #process} throws,
+ * which Hazelcast logs on the backup member. Wire form (factory {@value BatchDecideProcessor#FACTORY_ID}, class id {@value #CLASS_ID}): the
  * format byte, the count, then per key its name, the state (a Compact object) and the TTL in milliseconds. Not
  * thread-safe; one instance per backup operation.
  */

@@ -17,12 +17,16 @@ import com.hazelcast.spi.impl.InternalCompletableFuture;
 import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.grid.owner.DecideProcessor;
 import io.gridlimit.grid.owner.DecisionResult;
+import io.gridlimit.grid.owner.SettleProcessor;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 /**
- * Submits a {@link DecideProcessor} to the owner of a key and hands its result to a callback run on a given
+ * Internal to grid-core: not API; public for the holder side of leases ({@code io.gridlimit.grid.lease}) and the bench
+ * module.
+ *
+ * <p>Submits a {@link DecideProcessor} to the owner of a key and hands its result to a callback run on a given
  * executor, without passing through Hazelcast's default async executor.
  *
  * <p>Why: {@code IMap.submitToKey} wraps the invocation in a {@code DelegatingCompletableFuture} (member) or

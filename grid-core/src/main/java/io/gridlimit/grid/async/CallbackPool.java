@@ -1,5 +1,6 @@
 package io.gridlimit.grid.async;
 
+import io.gridlimit.grid.HazelcastRateLimiter;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;

@@ -7,12 +7,15 @@ import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.api.Policy;
 import io.gridlimit.grid.GridLimitHazelcast;
 import io.gridlimit.grid.PolicyCatalog;
+import io.gridlimit.grid.SeenPolicies;
 import io.gridlimit.grid.catalog.CatalogSupport;
-import io.gridlimit.grid.owner.SeenPolicies;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The IMap of each policy ({@code gridlimit.<policy>}, SPEC §8) with the {@link AsyncSubmitter} chosen for it,
+ * Internal to grid-core: not API; public for {@code HazelcastRateLimiter} and the holder side of leases
+ * ({@code io.gridlimit.grid.lease}).
+ *
+ * <p>The IMap of each policy ({@code gridlimit.<policy>}, SPEC §8) with the {@link AsyncSubmitter} chosen for it,
  * looked up once per policy name; on a member, every policy asked for is remembered in the member's
  * {@link SeenPolicies} (which the merge policy and the state-loss listener read). Thread-safe.
  */

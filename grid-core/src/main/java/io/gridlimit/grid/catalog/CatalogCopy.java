@@ -5,8 +5,9 @@ import com.hazelcast.map.listener.EntryAddedListener;
 import com.hazelcast.map.listener.EntryMergedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
 import io.gridlimit.api.Policy;
+import io.gridlimit.grid.PolicyCatalog;
 import io.gridlimit.grid.PolicyRecord;
-import io.gridlimit.grid.owner.SeenPolicies;
+import io.gridlimit.grid.SeenPolicies;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -15,7 +16,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /**
- * This instance's local copy of the catalog's policy records (docs/SPEC.md §11, "Local copies"), kept current by
+ * Internal to grid-core: not API; public for {@code PolicyCatalog}, whose part it is.
+ *
+ * <p>This instance's local copy of the catalog's policy records (docs/SPEC.md §11, "Local copies"), kept current by
  * the entry listener it is ({@link PolicyCatalog#POLICIES_MAP}'s events) and by each change made here: a record is
  * taken only when newer than the one held; every newer version is handed to the member's {@link SeenPolicies} (null
  * on a client) and to the change listeners. Reads are one map read. Thread-safe.

@@ -3,10 +3,14 @@ package io.gridlimit.grid.catalog;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.config.Config;
 import com.hazelcast.core.HazelcastInstance;
+import io.gridlimit.grid.GridLimitHazelcast;
 import java.util.Set;
 
 /**
- * Whether a cluster reads the policy catalog's wire types (class ids 30 to 39, docs/SPEC.md §11): every member
+ * Internal to grid-core: not API; public for {@code GridLimitHazelcast}, {@code PolicyCatalog} and the policy maps
+ * ({@code io.gridlimit.grid.async}).
+ *
+ * <p>Whether a cluster reads the policy catalog's wire types (class ids 30 to 39, docs/SPEC.md §11): every member
  * configured by {@link GridLimitHazelcast#configure(Config)} advertises the member attribute
  * {@link #MEMBER_ATTRIBUTE}; a member without it is of a GridLimit before the catalog. Processors carrying a policy
  * version are sent, and catalog changes accepted, only while every member advertises it (grid-core/docs/wire.md),

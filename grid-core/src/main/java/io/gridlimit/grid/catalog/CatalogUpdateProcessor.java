@@ -18,7 +18,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * One change of the grid's policy catalog (docs/SPEC.md §11), run on the owner of the policy's catalog entry: a
+ * Internal to grid-core: not API; public for {@code PolicyCatalog} and the factory ({@code io.gridlimit.grid}).
+ *
+ * <p>One change of the grid's policy catalog (docs/SPEC.md §11), run on the owner of the policy's catalog entry: a
  * compare-and-set on the record's version, since open-source Hazelcast has no CP subsystem and a ReplicatedMap no
  * compare-and-set. Three operations:
  * <ul>

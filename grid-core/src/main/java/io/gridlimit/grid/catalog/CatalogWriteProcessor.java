@@ -12,7 +12,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The backup processor of a catalog update: it stores, on a backup replica, exactly the record the primary
+ * Internal to grid-core: not API; public for the factory ({@code io.gridlimit.grid}), which creates it by class id.
+ *
+ * <p>The backup processor of a catalog update: it stores, on a backup replica, exactly the record the primary
  * computed ({@link CatalogUpdateProcessor}); it reads no clock and compares nothing. Wire form (class id
  * {@link SerializationIds#CATALOG_WRITE_PROCESSOR}): the format byte, then the record. Not thread-safe; one instance
  * per backup operation.

@@ -4,6 +4,7 @@ import com.hazelcast.core.EntryEvent;
 import com.hazelcast.map.listener.EntryAddedListener;
 import com.hazelcast.map.listener.EntryRemovedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
+import io.gridlimit.grid.PolicyCatalog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 
 /**
- * The local copy of the catalog's per-key overrides (docs/SPEC.md §11), by policy then key, so that a lookup on the
+ * Internal to grid-core: not API; public for {@code PolicyCatalog}, whose part it is.
+ *
+ * <p>The local copy of the catalog's per-key overrides (docs/SPEC.md §11), by policy then key, so that a lookup on the
  * decision path builds no string (the map's own key is {@code <policy>|<key>}, {@link #key}); kept current by the
  * entry listener it is ({@link PolicyCatalog#OVERRIDES_MAP}'s events) and by each change made here. Thread-safe.
  */

@@ -12,7 +12,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The replicas' route references of the policy catalog (docs/SPEC.md §11, "References"): which policies this
+ * Internal to grid-core: not API; public for {@code PolicyCatalog}, whose part it is.
+ *
+ * <p>The replicas' route references of the policy catalog (docs/SPEC.md §11, "References"): which policies this
  * replica's routes name, in {@link PolicyCatalog#REFERENCES_MAP} under the replica's id (one line
  * {@code <policy>\t<route>} per route) with a TTL of {@link PolicyCatalog#REFERENCE_TTL_SECONDS} s refreshed every
  * third of it by a daemon thread, so that a deletion can be refused while any live replica names the policy.

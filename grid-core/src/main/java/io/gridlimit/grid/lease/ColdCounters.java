@@ -1,5 +1,6 @@
 package io.gridlimit.grid.lease;
 
+import io.gridlimit.grid.LeaseSettings;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**

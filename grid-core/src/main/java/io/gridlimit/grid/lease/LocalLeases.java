@@ -23,7 +23,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * The holder's side of quota leases (docs/SPEC.md §13): decides the requests of busy keys in process from units the
+ * Internal to grid-core: not API; public for {@code HazelcastRateLimiter}, which owns it when leases are on.
+ *
+ * <p>The holder's side of quota leases (docs/SPEC.md §13): decides the requests of busy keys in process from units the
  * owner granted, and hands everything else to {@link AsyncDecisions}.
  *
  * <h2>Design note</h2>

@@ -9,6 +9,7 @@ import io.gridlimit.algorithm.Outcome;
 import io.gridlimit.algorithm.RateLimitAlgorithms;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
+import io.gridlimit.grid.GridLimitHazelcast;
 import io.gridlimit.grid.wire.PolicyCodec;
 import io.gridlimit.grid.wire.SerializationIds;
 import io.gridlimit.grid.wire.WireFormat;
@@ -18,7 +19,10 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The one EntryProcessor of a decision (SPEC §8), run by Hazelcast on the partition thread of the member that
+ * Internal to grid-core: not API; public for {@code HazelcastRateLimiter}, the factory ({@code io.gridlimit.grid}), the
+ * async path ({@code io.gridlimit.grid.async}) and the bench module.
+ *
+ * <p>The one EntryProcessor of a decision (SPEC §8), run by Hazelcast on the partition thread of the member that
  * owns the key. It carries the {@link Policy} and the cost (or, for coalesced requests, several costs), and
  * nothing else.
  *
@@ -96,7 +100,7 @@ public final class DecideProcessor extends OwnerProcessor<DecisionResult, Decide
      * Marks the policy as version {@code version} of the grid's policy catalog: the owner then decides with the
      * newest version it knows (SPEC §11) and the answer states the version used. Written under class id
      * {@link SerializationIds#DECIDE_PROCESSOR_CATALOG}, which only a cluster whose every member reads it is sent
-     * ({@link CatalogSupport}).
+     * ({@link io.gridlimit.grid.catalog.CatalogSupport}).
      *
      * @param version the catalog version, >= 1; 0 leaves the processor as it is
      * @return this processor

@@ -11,7 +11,10 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * What a {@link DecideProcessor} returns to the caller: one {@link Decision} per requested cost, in order. Wire
+ * Internal to grid-core: not API; public for {@code HazelcastRateLimiter}, the factory, the async path and the bench
+ * module.
+ *
+ * <p>What a {@link DecideProcessor} returns to the caller: one {@link Decision} per requested cost, in order. Wire
  * form (class id {@link SerializationIds#DECISION_RESULT}): count n (1 to {@link DecideProcessor#MAX_BATCH}); the
  * number k of distinct band names and those names (nullable strings, in order of first use); then per decision
  * the allowed flag, limit, remaining, resetAfterNanos, retryAfterNanos and the index of its band name (short,

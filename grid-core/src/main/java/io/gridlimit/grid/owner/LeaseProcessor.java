@@ -18,7 +18,10 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The one EntryProcessor of a lease request (docs/SPEC.md §13), run on the partition thread of the key's owner like
+ * Internal to grid-core: not API; public for the holder side of leases ({@code io.gridlimit.grid.lease}) and the
+ * factory.
+ *
+ * <p>The one EntryProcessor of a lease request (docs/SPEC.md §13), run on the partition thread of the key's owner like
  * {@link DecideProcessor}: it reads the owner's time source once, resolves the newest version of the policy the
  * owner knows ({@link OwnerPolicy}, SPEC §11), calls {@link RateLimitAlgorithms#lease} and stores the new state
  * with its TTL; {@link #getBackupProcessor()} returns a {@link WriteStateProcessor} with exactly that state, or null

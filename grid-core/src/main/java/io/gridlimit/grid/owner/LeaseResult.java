@@ -10,7 +10,9 @@ import java.io.IOException;
 import java.util.Objects;
 
 /**
- * What a {@link LeaseProcessor} returns (docs/SPEC.md §13): the decision (with the lease's reservation when units
+ * Internal to grid-core: not API; public for the holder side of leases and the factory.
+ *
+ * <p>What a {@link LeaseProcessor} returns (docs/SPEC.md §13): the decision (with the lease's reservation when units
  * were granted), the units granted (0: none, the decision is the request's own), the lease's end and the owner's
  * reading, both epoch nanoseconds in owner time.
  *

@@ -4,14 +4,20 @@ import com.hazelcast.core.HazelcastInstance;
 import io.gridlimit.algorithm.CarryOver;
 import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.api.Policy;
+import io.gridlimit.grid.PolicyCatalog;
+import io.gridlimit.grid.SeenPolicies;
 import java.util.List;
 
 /**
- * What the owner of a key decides with (docs/SPEC.md §4, §11): the newest version of the policy it knows, whichever
- * version the asking replica sent, and the key's state carried over to it where the stored state was written under
- * another period, window or algorithm ({@link CarryOver}). The owner's knowledge is its {@link SeenPolicies}: the
- * versions that decisions brought to it and those its local copy of the grid's {@link PolicyCatalog} holds.
- * Runs on the partition thread: it reads only local memory, never the grid. Stateless and thread-safe.
+ * Internal to grid-core: not API; public for the bench module's batch processor, which decides as
+ * {@link DecideProcessor} does.
+ *
+ * <p>What the owner of a key decides with (docs/SPEC.md §4, §11): the newest version of the policy it knows,
+ * whichever version the asking replica sent, and the key's state carried over to it where the stored state was
+ * written under another period, window or algorithm ({@link CarryOver}). The owner's knowledge is its
+ * {@link SeenPolicies}: the versions that decisions brought to it and those its local copy of the grid's
+ * {@link PolicyCatalog} holds. Runs on the partition thread: it reads only local memory, never the grid. Stateless
+ * and thread-safe.
  */
 public final class OwnerPolicy {
     private OwnerPolicy() {

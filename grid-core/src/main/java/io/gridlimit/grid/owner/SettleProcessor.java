@@ -16,7 +16,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The one EntryProcessor of a settle (docs/SPEC.md §10), run on the partition thread of the member that owns the
+ * Internal to grid-core: not API; public for {@code HazelcastRateLimiter}, the factory and the async path.
+ *
+ * <p>The one EntryProcessor of a settle (docs/SPEC.md §10), run on the partition thread of the member that owns the
  * reservation's key, like {@link DecideProcessor}: it reads the owner's time source once, calls
  * {@link RateLimitAlgorithms#settle} with the stored state, and when the outcome must be written stores the new
  * state with its TTL ({@link DecideProcessor#storedTtlMillis}); {@link #getBackupProcessor()} then returns a

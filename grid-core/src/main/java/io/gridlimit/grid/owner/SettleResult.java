@@ -10,7 +10,9 @@ import java.io.IOException;
 import java.util.Objects;
 
 /**
- * What a {@link SettleProcessor} returns: one {@link Settlement}. Wire form (class id
+ * Internal to grid-core: not API; public for the factory and the async path.
+ *
+ * <p>What a {@link SettleProcessor} returns: one {@link Settlement}. Wire form (class id
  * {@link SerializationIds#SETTLE_RESULT}): the format byte, the status as its wire name (text, never an ordinal),
  * the actual cost, the excess (longs), the debt flag (boolean).
  */

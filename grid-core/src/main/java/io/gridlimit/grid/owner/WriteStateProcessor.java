@@ -14,7 +14,9 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The backup processor of a decision (SPEC §8): it stores, on a backup replica, exactly the state the primary
+ * Internal to grid-core: not API; public for the factory ({@code io.gridlimit.grid}), which creates it by class id.
+ *
+ * <p>The backup processor of a decision (SPEC §8): it stores, on a backup replica, exactly the state the primary
  * computed, with the TTL the primary set. It reads no clock and runs no algorithm. Wire form: the state (a
  * Compact object) and the TTL in milliseconds; that is format 1 (class id
  * {@link SerializationIds#WRITE_STATE_PROCESSOR}), and format 2 (class id

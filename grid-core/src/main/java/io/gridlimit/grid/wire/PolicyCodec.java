@@ -12,15 +12,18 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Writes a {@link Policy} into an {@code IdentifiedDataSerializable} stream and reads it back. Wire form: policy
+ * Internal to grid-core: not API; public for the processors of {@code io.gridlimit.grid.owner} and
+ * {@code io.gridlimit.grid.catalog}, {@code PolicyRecord} and the bench module.
+ *
+ * <p>Writes a {@link Policy} into an {@code IdentifiedDataSerializable} stream and reads it back. Wire form: policy
  * name, composite flag, band count, then per band its name, algorithm configuration name (stable text, never an
  * ordinal), capacity, refill tokens, refill period (ns), limit and window (ns), and for a calendar band (algorithm
  * {@code calendar}, docs/SPEC.md §14) then its calendar's id (text). A reader before calendar bands refuses the
  * algorithm name, so it never decides a calendar band as another algorithm. Reading re-validates every value
  * through the {@link Band} factories, so a corrupt stream fails loudly instead of deciding on bad parameters; the
  * decoded {@link Policy} (immutable) is cached by its exact wire form. That is format 1, inside a format-1
- * {@link DecideProcessor}; inside a format-2 one the policy starts with its own format byte (2), then the same
- * fields, so that a reader checks the policy's form where it starts. Thread-safe.
+ * {@link io.gridlimit.grid.owner.DecideProcessor}; inside a format-2 one the policy starts with its own format byte
+ * (2), then the same fields, so that a reader checks the policy's form where it starts. Thread-safe.
  */
 public final class PolicyCodec {
     /** Most decoded policies kept; the cache is emptied when full (policies are few: one per configured rule). */

@@ -18,7 +18,9 @@ import io.gridlimit.api.Policy;
 import java.util.List;
 
 /**
- * Explicit Compact serializers for the stored states (SPEC §8), one per {@link LimiterState} class, each under a
+ * Internal to grid-core: not API; public for {@code GridLimitHazelcast}, which registers them.
+ *
+ * <p>Explicit Compact serializers for the stored states (SPEC §8), one per {@link LimiterState} class, each under a
  * stable type name ({@code gridlimit.<Class>}, see {@link SerializationIds}). Field names and kinds are part of
  * the stored format: a change adds a field (and reads it only when {@code getFieldKind} finds it), never renames
  * one. Every state carries its {@link WireFormat} in the INT8 field {@code format} (absent: format 1). No

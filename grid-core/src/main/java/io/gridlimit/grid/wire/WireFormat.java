@@ -13,7 +13,10 @@ import java.util.Collection;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The format versions of GridLimit's wire forms and the rule of a rolling upgrade (grid-core/docs/wire.md).
+ * Internal to grid-core: not API; public for every grid-core package, whose wire forms it versions, and the bench
+ * module.
+ *
+ * <p>The format versions of GridLimit's wire forms and the rule of a rolling upgrade (grid-core/docs/wire.md).
  *
  * <ul>
  *   <li>Format {@link #UNVERSIONED} (1) is the form before versioning: class ids 1 to 3, no version byte.</li>
@@ -32,7 +35,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * </ul>
  *
  * <p>The write format is one per JVM: the lowest view of every running member and client configured through
- * {@link GridLimitHazelcast} in it ({@link WireFormatListener}); a JVM with none writes format 1. Thread-safe.
+ * {@link io.gridlimit.grid.GridLimitHazelcast} in it ({@link WireFormatListener}); a JVM with none writes format 1.
+ * Thread-safe.
  */
 public final class WireFormat {
     /** The member attribute holding the newest format a member reads, as a decimal string. */

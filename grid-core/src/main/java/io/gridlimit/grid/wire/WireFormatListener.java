@@ -11,10 +11,13 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Keeps {@link WireFormat#writeFormat()} at the lowest format every member advertises, for every running member
- * and client of this JVM configured through {@link GridLimitHazelcast}, and {@link WireFormat#reservations()} at
- * whether every member reads the reservation types (registered there by class name, so each
- * instance gets its own). On every membership change it recomputes its own view
+ * Internal to grid-core: not API; public because Hazelcast creates it by class name, from the listener configuration
+ * {@link WireFormat#advertise} adds.
+ *
+ * <p>Keeps {@link WireFormat#writeFormat()} at the lowest format every member advertises, for every running member
+ * and client of this JVM configured through {@link io.gridlimit.grid.GridLimitHazelcast}, and
+ * {@link WireFormat#reservations()} at whether every member reads the reservation types (registered there by class
+ * name, so each instance gets its own). On every membership change it recomputes its own view
  * ({@link WireFormat#lowestAdvertised}) and then the JVM's: the lowest view of the live listeners (those of shut
  * down instances are dropped). Membership events are rare; the hot path reads only the result, a volatile.
  * Thread-safe.

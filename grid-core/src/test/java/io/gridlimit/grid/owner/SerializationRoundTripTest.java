@@ -28,6 +28,7 @@ import io.gridlimit.grid.ConservativeMergePolicy;
 import io.gridlimit.grid.GridLimitDataSerializableFactory;
 import io.gridlimit.grid.GridTestSupport;
 import io.gridlimit.grid.PolicyRecord;
+import io.gridlimit.grid.SeenPolicies;
 import io.gridlimit.grid.catalog.CatalogUpdateProcessor;
 import io.gridlimit.grid.catalog.CatalogWriteProcessor;
 import io.gridlimit.grid.wire.StateSerializers;

@@ -21,6 +21,7 @@ import io.gridlimit.algorithm.SlidingWindowLogState;
 import io.gridlimit.algorithm.TokenBucketState;
 import io.gridlimit.grid.GridTestSupport;
 import io.gridlimit.grid.PolicyRecord;
+import io.gridlimit.grid.SeenPolicies;
 import io.gridlimit.grid.catalog.CatalogUpdateProcessor;
 import io.gridlimit.grid.wire.SerializationIds;
 import io.gridlimit.grid.wire.WireFormat;

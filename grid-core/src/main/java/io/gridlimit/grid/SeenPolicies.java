@@ -1,4 +1,4 @@
-package io.gridlimit.grid.owner;
+package io.gridlimit.grid;
 
 import com.hazelcast.config.Config;
 import com.hazelcast.core.HazelcastInstance;
@@ -7,7 +7,6 @@ import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.algorithm.MergeStates;
 import io.gridlimit.api.Band;
 import io.gridlimit.api.Policy;
-import io.gridlimit.grid.GridLimitHazelcast;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -32,7 +31,7 @@ public final class SeenPolicies {
     public static final String USER_CONTEXT_KEY = "io.gridlimit.grid.SeenPolicies";
 
     /** Most earlier parameter sets, and most catalog versions, remembered per policy name. */
-    public static final int HISTORY = 8;
+    static final int HISTORY = 8;
 
     private final ConcurrentHashMap<String, Policy> byName = new ConcurrentHashMap<>();
     /** Per name, the distinct parameter sets remembered, most recent first (at most {@link #HISTORY}). */
