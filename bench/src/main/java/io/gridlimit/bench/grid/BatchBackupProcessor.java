@@ -19,9 +19,9 @@ import java.util.concurrent.TimeUnit;
  * key the primary wrote to that key's state and TTL, and writes exactly those; it reads no clock and runs no
  * algorithm ({@link io.gridlimit.grid.owner.WriteStateProcessor} per key). A key the primary did not write is never
  * passed here by a correct batch (the primary's partition skips no key it owns); if it is, {@link #process} throws,
- * which Hazelcast logs on the backup member. Wire form (factory {@value BatchDecideProcessor#FACTORY_ID}, class id {@value #CLASS_ID}): the
- * format byte, the count, then per key its name, the state (a Compact object) and the TTL in milliseconds. Not
- * thread-safe; one instance per backup operation.
+ * which Hazelcast logs on the backup member. Wire form (factory {@value BatchDecideProcessor#FACTORY_ID}, class id
+ * {@value #CLASS_ID}): the format byte, the count, then per key its name, the state (a Compact object) and the TTL in
+ * milliseconds. Not thread-safe; one instance per backup operation.
  */
 public final class BatchBackupProcessor implements EntryProcessor<String, LimiterState, DecisionResult>,
         IdentifiedDataSerializable {

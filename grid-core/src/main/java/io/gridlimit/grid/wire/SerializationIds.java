@@ -125,7 +125,7 @@ public final class SerializationIds {
     public static final String SLIDING_WINDOW_COUNTER_STATE = "gridlimit.SlidingWindowCounterState";
     public static final String COMPOSITE_STATE = "gridlimit.CompositeState";
     /** The Compact type of a {@link io.gridlimit.algorithm.CalendarState} (docs/SPEC.md §14). */
-    public static final String CALENDAR_STATE = "gridlimit.CalendarState";
+    static final String CALENDAR_STATE = "gridlimit.CalendarState";
     /** The Compact type of a {@link io.gridlimit.algorithm.ReservedState} (docs/SPEC.md §10). */
     public static final String RESERVED_STATE = "gridlimit.ReservedState";
     /** The Compact field of a stored state holding its {@link WireFormat} (INT8); absent in format 1. */
