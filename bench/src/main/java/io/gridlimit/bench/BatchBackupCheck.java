@@ -5,7 +5,7 @@ import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import io.gridlimit.api.Policy;
-import io.gridlimit.grid.BenchDecisions;
+import io.gridlimit.bench.grid.BenchDecisions;
 import io.gridlimit.grid.GridLimitHazelcast;
 
 import java.time.Duration;

@@ -2,7 +2,7 @@ package io.gridlimit.bench;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.partition.Partition;
-import io.gridlimit.grid.BenchDecisions;
+import io.gridlimit.bench.grid.BenchDecisions;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

@@ -73,7 +73,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * }</pre>
  * {@code seconds} is trace time (stepped) or wall time (cluster) of the measured run; {@code requests} caps each
  * thread's trace (the run ends early when every thread has used its trace). With {@code leases=true} and the stepped
- * clock the holder's lease life is measured on the stepped clock too ({@code io.gridlimit.grid.BenchLeases}).
+ * clock the holder's lease life is measured on the stepped clock too ({@code io.gridlimit.bench.grid.BenchLeases}).
  */
 public final class LeaseAccuracy {
     /** Caller threads. */
@@ -168,7 +168,7 @@ public final class LeaseAccuracy {
         // manual clock running ahead of real time would otherwise look like a forward step of the owner's clock)
         ManualTimeSource stepped = manual;
         try (HazelcastRateLimiter limiter = leases && stepped != null
-                ? io.gridlimit.grid.BenchLeases.withTicker(member, stepped::nowNanos)
+                ? io.gridlimit.bench.grid.BenchLeases.withTicker(member, stepped::nowNanos)
                 : BenchLimiters.gridLimit(member, leases)) {
             TimeSource time = GridLimitHazelcast.timeSourceOf(member);
             Policy policy = BenchPolicies.skewedTokenBucket();

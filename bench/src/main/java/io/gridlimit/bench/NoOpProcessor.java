@@ -5,8 +5,8 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.DataSerializableFactory;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
-import io.gridlimit.grid.BatchBackupProcessor;
-import io.gridlimit.grid.BatchDecideProcessor;
+import io.gridlimit.bench.grid.BatchBackupProcessor;
+import io.gridlimit.bench.grid.BatchDecideProcessor;
 
 import java.util.Map;
 

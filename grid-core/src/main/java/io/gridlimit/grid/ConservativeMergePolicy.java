@@ -13,6 +13,7 @@ import com.hazelcast.spi.merge.SplitBrainMergePolicy;
 import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.algorithm.MergeStates;
 import io.gridlimit.api.Policy;
+import io.gridlimit.grid.wire.SerializationIds;
 
 /**
  * The split-brain merge policy of the policy maps {@code gridlimit.*} (docs/SPEC.md §8): when two

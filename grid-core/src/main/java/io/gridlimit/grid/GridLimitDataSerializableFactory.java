@@ -4,6 +4,17 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.DataSerializableFactory;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import io.gridlimit.grid.catalog.CatalogUpdateProcessor;
+import io.gridlimit.grid.catalog.CatalogWriteProcessor;
+import io.gridlimit.grid.owner.DecideProcessor;
+import io.gridlimit.grid.owner.DecisionResult;
+import io.gridlimit.grid.owner.LeaseProcessor;
+import io.gridlimit.grid.owner.LeaseResult;
+import io.gridlimit.grid.owner.SettleProcessor;
+import io.gridlimit.grid.owner.SettleResult;
+import io.gridlimit.grid.owner.WriteStateProcessor;
+import io.gridlimit.grid.wire.SerializationIds;
+import io.gridlimit.grid.wire.WireFormat;
 import java.io.IOException;
 
 /**

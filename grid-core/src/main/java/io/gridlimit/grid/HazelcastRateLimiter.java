@@ -6,6 +6,13 @@ import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.api.Reservation;
 import io.gridlimit.api.Settlement;
+import io.gridlimit.grid.async.AsyncDecisions;
+import io.gridlimit.grid.async.PolicyMaps;
+import io.gridlimit.grid.lease.LocalLeases;
+import io.gridlimit.grid.owner.DecideProcessor;
+import io.gridlimit.grid.owner.DecisionResult;
+import io.gridlimit.grid.owner.SettleProcessor;
+import io.gridlimit.grid.wire.WireFormat;
 import io.gridlimit.internal.Preconditions;
 import java.util.Objects;
 import java.util.OptionalLong;
@@ -500,14 +507,17 @@ public final class HazelcastRateLimiter implements RateLimiter, GridOperations, 
             return this;
         }
 
-        /** For tests: the holder's monotonic clock, and no sweeper thread (the test calls the sweep). */
+        /**
+         * For tests: the holder's monotonic clock, and no sweeper thread (the test calls the sweep). Outside this
+         * package through {@link GridTestHooks}.
+         */
         Builder leaseTicker(java.util.function.LongSupplier manual) {
             this.ticker = Objects.requireNonNull(manual, "manual");
             this.sweep = false;
             return this;
         }
 
-        /** For benchmarks with a manual ticker: the sweeper thread on again. */
+        /** For benchmarks with a manual ticker ({@link GridTestHooks}): the sweeper thread on again. */
         Builder leaseSweeper(boolean on) {
             this.sweep = on;
             return this;

@@ -4,6 +4,9 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import io.gridlimit.api.Policy;
+import io.gridlimit.grid.wire.PolicyCodec;
+import io.gridlimit.grid.wire.SerializationIds;
+import io.gridlimit.grid.wire.WireFormat;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,8 +29,8 @@ import java.util.Objects;
  * version and policy. A record of generation 0 is written so, and one of class id 32 (written before generations)
  * reads as generation 0; a record of a higher generation is written under class id
  * {@link SerializationIds#POLICY_RECORD_GENERATION}: the same fields, then the generation (long). Such a record
- * exists only once every member reads generations ({@link CatalogSupport#generations}). Immutable and thread-safe
- * once read.
+ * exists only once every member reads generations ({@link io.gridlimit.grid.catalog.CatalogSupport#generations}).
+ * Immutable and thread-safe once read.
  */
 public final class PolicyRecord implements IdentifiedDataSerializable {
     /** Most earlier versions a record keeps, for the owners' carry-over (SPEC §4). */
@@ -78,8 +81,8 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
      * @throws IllegalArgumentException if {@code version < 1}, {@code generation < 0}, or an API record has a
      *     generation
      */
-    PolicyRecord(String name, long version, Origin origin, long generation, String changedBy, long changedAtMillis,
-                 Policy policyOrNull, List<SeenPolicies.Versioned> earlier) {
+    public PolicyRecord(String name, long version, Origin origin, long generation, String changedBy,
+                        long changedAtMillis, Policy policyOrNull, List<SeenPolicies.Versioned> earlier) {
         this.name = Objects.requireNonNull(name, "name");
         if (version < 1) {
             throw new IllegalArgumentException("version must be >= 1, got " + version);
@@ -106,7 +109,7 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
      * @param atMillis the owner's cluster time, epoch milliseconds
      * @return the record of version {@code version() + 1}, keeping this version among the earlier ones when live
      */
-    PolicyRecord next(Policy nextPolicy, Origin nextOrigin, long nextGeneration, String by, long atMillis) {
+    public PolicyRecord next(Policy nextPolicy, Origin nextOrigin, long nextGeneration, String by, long atMillis) {
         List<SeenPolicies.Versioned> kept = new ArrayList<>();
         if (policy != null) {
             kept.add(new SeenPolicies.Versioned(version, policy));
@@ -169,7 +172,7 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
 
     @Override
     public void writeData(ObjectDataOutput out) throws IOException {
-        byte format = catalogFormat();
+        byte format = WireFormat.catalogFormat();
         out.writeByte(format);
         out.writeString(name);
         out.writeLong(version);
@@ -220,11 +223,6 @@ public final class PolicyRecord implements IdentifiedDataSerializable {
         if (generation < 0 || (readsGeneration && origin == Origin.API)) {
             throw new IOException("corrupt policy record: generation " + generation + ", origin " + o);
         }
-    }
-
-    /** The format catalog types are written in: the cluster's, never the unversioned form (docs/wire.md). */
-    static byte catalogFormat() {
-        return (byte) Math.max(WireFormat.CURRENT, WireFormat.writeFormat());
     }
 
     @Override

@@ -12,6 +12,7 @@ import io.gridlimit.algorithm.Outcome;
 import io.gridlimit.algorithm.RateLimitAlgorithms;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
+import io.gridlimit.grid.owner.DecideProcessor;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;

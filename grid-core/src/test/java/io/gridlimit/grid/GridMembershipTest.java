@@ -11,6 +11,7 @@ import io.gridlimit.algorithm.Outcome;
 import io.gridlimit.algorithm.RateLimitAlgorithms;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
+import io.gridlimit.grid.owner.DecideProcessor;
 import io.gridlimit.time.ManualTimeSource;
 import java.time.Duration;
 import java.util.HashMap;

@@ -24,11 +24,11 @@ import java.util.UUID;
 /**
  * Small loopback clusters for grid tests: multicast and auto-detection off, TCP-IP on 127.0.0.1 with free ports,
  * 31 partitions, a unique cluster name (other builds on this machine run clusters too), fast join and failure
- * detection, and a {@link ManualTimeSource} per member.
+ * detection, and a {@link ManualTimeSource} per member. Public for the grid tests of every io.gridlimit.grid package.
  */
-final class GridTestSupport {
+public final class GridTestSupport {
     /** 2026-01-01T00:00:00Z plus one second, in epoch nanoseconds: aligned windows start one second before. */
-    static final long T0 = 1_767_225_601_000_000_000L;
+    public static final long T0 = 1_767_225_601_000_000_000L;
 
     static {
         // slf4j-simple: keep Hazelcast's INFO chatter out of the test logs
@@ -39,25 +39,25 @@ final class GridTestSupport {
     }
 
     /** A cluster under test: its members (in start order), their time sources and the ports reserved for it. */
-    static final class Cluster implements AutoCloseable {
-        final String name = "gridlimit-test-" + UUID.randomUUID();
-        final int[] ports;
-        final int backupCount;
-        final List<HazelcastInstance> members = new ArrayList<>();
-        final List<ManualTimeSource> clocks = new ArrayList<>();
-        final List<HazelcastInstance> clients = new ArrayList<>();
+    public static final class Cluster implements AutoCloseable {
+        public final String name = "gridlimit-test-" + UUID.randomUUID();
+        public final int[] ports;
+        public final int backupCount;
+        public final List<HazelcastInstance> members = new ArrayList<>();
+        public final List<ManualTimeSource> clocks = new ArrayList<>();
+        public final List<HazelcastInstance> clients = new ArrayList<>();
         /** Extra map configurations added to every member, e.g. another backup count for some policies. */
-        final List<MapConfig> extraMapConfigs = new ArrayList<>();
+        public final List<MapConfig> extraMapConfigs = new ArrayList<>();
         /** Applied to the next member's configuration after GridLimit's, e.g. to make it act as an older one. */
-        java.util.function.Consumer<Config> beforeStart = c -> { };
+        public java.util.function.Consumer<Config> beforeStart = c -> { };
 
-        Cluster(int maxMembers, int backupCount) {
+        public Cluster(int maxMembers, int backupCount) {
             this.ports = freePorts(maxMembers);
             this.backupCount = backupCount;
         }
 
         /** Starts the next member on the next reserved port, its clock at {@code nowNanos}. */
-        HazelcastInstance startMember(long nowNanos) {
+        public HazelcastInstance startMember(long nowNanos) {
             int index = members.size();
             ManualTimeSource clock = new ManualTimeSource(nowNanos);
             Config config = new Config();
@@ -95,7 +95,7 @@ final class GridTestSupport {
         }
 
         /** Starts a client connected to every running member. */
-        HazelcastInstance startClient() {
+        public HazelcastInstance startClient() {
             ClientConfig config = new ClientConfig();
             config.setClusterName(name);
             for (int i = 0; i < members.size(); i++) {
@@ -108,40 +108,40 @@ final class GridTestSupport {
         }
 
         /** Sets every member's clock. */
-        void setNanos(long nanos) {
+        public void setNanos(long nanos) {
             clocks.forEach(c -> c.setNanos(nanos));
         }
 
         /** Moves every member's clock. */
-        void advance(Duration d) {
+        public void advance(Duration d) {
             clocks.forEach(c -> c.advance(d));
         }
 
-        long totalReads() {
+        public long totalReads() {
             return clocks.stream().mapToLong(ManualTimeSource::reads).sum();
         }
 
-        void resetReads() {
+        public void resetReads() {
             clocks.forEach(ManualTimeSource::resetReads);
         }
 
-        List<HazelcastInstance> running() {
+        public List<HazelcastInstance> running() {
             return members.stream().filter(m -> m.getLifecycleService().isRunning()).toList();
         }
 
-        void awaitClusterSize(int size) {
+        public void awaitClusterSize(int size) {
             await().atMost(Duration.ofSeconds(60)).until(() -> running().stream()
                     .allMatch(m -> m.getCluster().getMembers().size() == size));
         }
 
         /** Waits until no migration is pending and every backup is in sync. */
-        void awaitSafe() {
+        public void awaitSafe() {
             await().atMost(Duration.ofSeconds(60)).until(() -> running().stream()
                     .allMatch(m -> m.getPartitionService().isClusterSafe()));
         }
 
         /** @return the member owning the key's partition, among those this cluster started */
-        HazelcastInstance ownerOf(String key) {
+        public HazelcastInstance ownerOf(String key) {
             HazelcastInstance any = running().get(0);
             Partition partition = any.getPartitionService().getPartition(key);
             for (HazelcastInstance m : running()) {
@@ -153,12 +153,12 @@ final class GridTestSupport {
         }
 
         /** @return the clock of a member */
-        ManualTimeSource clockOf(HazelcastInstance member) {
+        public ManualTimeSource clockOf(HazelcastInstance member) {
             return clocks.get(members.indexOf(member));
         }
 
         /** @return {@code count} keys with the given prefix whose owner is {@code owner} */
-        List<String> keysOwnedBy(HazelcastInstance owner, String prefix, int count) {
+        public List<String> keysOwnedBy(HazelcastInstance owner, String prefix, int count) {
             List<String> keys = new ArrayList<>();
             for (int i = 0; keys.size() < count; i++) {
                 String key = prefix + i;
@@ -176,7 +176,7 @@ final class GridTestSupport {
         }
     }
 
-    static int[] freePorts(int n) {
+    public static int[] freePorts(int n) {
         List<ServerSocket> sockets = new ArrayList<>();
         try {
             for (int i = 0; i < n; i++) {
@@ -202,7 +202,7 @@ final class GridTestSupport {
      * One single-band policy per algorithm plus a composite, all with long periods (1 h) so that Hazelcast's
      * wall-clock expiry never removes state while a test runs; {@code quota} is every band's limit or capacity.
      */
-    static List<Policy> policies(String prefix, long quota) {
+    public static List<Policy> policies(String prefix, long quota) {
         Duration hour = Duration.ofHours(1);
         return List.of(
                 Policy.builder(prefix + "tb").tokenBucket(quota, 1, hour).build(),

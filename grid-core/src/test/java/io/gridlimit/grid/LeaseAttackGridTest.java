@@ -259,7 +259,7 @@ class LeaseAttackGridTest {
 
     /**
      * {@code tryAcquireAsync(policy, key, cost, executor)} with a direct executor ({@code Runnable::run}, a valid
-     * {@link java.util.concurrent.Executor}; also what {@link NeverRejectingExecutor} falls back to when an event
+     * {@link java.util.concurrent.Executor}; also what {@code async.NeverRejectingExecutor} falls back to when an event
      * loop rejects): the owner's answer to a coalesced batch runs on Hazelcast's response thread, and the coalescer
      * sends the next batch of the key from there, which Hazelcast refuses ({@code IllegalThreadStateException:
      * ... response thread cannot make remote call}): every request of that batch fails. Pairs of requests of one

@@ -91,19 +91,19 @@ class LeaseGridTest {
     void aBusyKeyIsDecidedFromLeasesAndAdmitsExactlyTheLimit() {
         cluster.setNanos(T0);
         Policy policy = freshPolicy();
-        long asked = a.leases().counters().asked.sum();
+        long asked = a.leaseStats().asked();
         int admitted = 0;
         for (int i = 0; i < 2000; i++) {
             admitted += ask(a, policy, "hot").allowed() ? 1 : 0;
         }
         // the clock is frozen: exactly the capacity, every leased unit used
         assertThat(admitted).isEqualTo(1000);
-        long leases = a.leases().counters().asked.sum() - asked;
+        long leases = a.leaseStats().asked() - asked;
         // 7 + 8 + 16 + 32 + 64 + 100 × 8 + ... : a few dozen lease requests, not 1000 decisions
         assertThat(leases).isBetween(5L, 40L);
-        assertThat(a.leases().counters().deniedLocally.sum()).isGreaterThan(900);
+        assertThat(a.leaseStats().localDenials()).isGreaterThan(900);
         // each used-up grant was closed with the next lease request: the owner does not count its units as out
-        assertThat(a.leases().counters().closedEarly.sum()).isGreaterThanOrEqualTo(leases - 2);
+        assertThat(a.leaseStats().closedEarly()).isGreaterThanOrEqualTo(leases - 2);
         LimiterState state = stored(policy, "hot");
         assertThat(state instanceof ReservedState r ? r.leaseCount() : 0).isLessThanOrEqualTo(1);
     }
@@ -207,18 +207,18 @@ class LeaseGridTest {
         assertThat(plain.tryAcquire(policy, "d", 1000).allowed()).isTrue();
         // a cold key's denials go to the owner; the 8th request makes the key busy, and its lease request is
         // answered with the owner's denial
-        long asked = a.leases().counters().asked.sum();
+        long asked = a.leaseStats().asked();
         Decision first = null;
         for (int i = 0; i < 8; i++) {
             first = ask(a, policy, "d");
             assertThat(first.allowed()).isFalse();
         }
-        assertThat(a.leases().counters().asked.sum()).isEqualTo(asked + 1);
+        assertThat(a.leaseStats().asked()).isEqualTo(asked + 1);
         assertThat(first.retryAfterNanos()).isEqualTo(TOKEN_NANOS); // one token per 10 s
-        long local = a.leases().counters().deniedLocally.sum();
+        long local = a.leaseStats().localDenials();
         Decision second = ask(a, policy, "d");
         assertThat(second.allowed()).isFalse();
-        assertThat(a.leases().counters().deniedLocally.sum()).isEqualTo(local + 1);
+        assertThat(a.leaseStats().localDenials()).isEqualTo(local + 1);
         // the owner's retryAfter less the time since it was asked (the ticker has not moved)
         assertThat(second.retryAfterNanos()).isEqualTo(TOKEN_NANOS);
         // once the ticker passes the owner's retryAfter the owner decides again (its clock moved 10 s too)

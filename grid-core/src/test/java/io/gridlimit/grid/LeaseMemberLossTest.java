@@ -8,6 +8,7 @@ import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.algorithm.ReservedState;
 import io.gridlimit.api.Band;
 import io.gridlimit.api.Policy;
+import io.gridlimit.grid.wire.WireFormat;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -85,7 +86,7 @@ class LeaseMemberLossTest {
                             ? 1 : 0;
                 }
                 assertThat(admitted).isEqualTo(1000);
-                assertThat(limiter.leases().counters().asked.sum()).isZero();
+                assertThat(limiter.leaseStats().asked()).isZero();
                 LimiterState state = current.<String, LimiterState>getMap("gridlimit.loss").get("old");
                 assertThat(state).isNotInstanceOf(ReservedState.class);
             }

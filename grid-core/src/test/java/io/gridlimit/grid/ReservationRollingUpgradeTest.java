@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import com.hazelcast.core.HazelcastInstance;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
+import io.gridlimit.grid.wire.WireFormat;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The race target of docs/SPEC.md §10, on real members: with the clock frozen, 16 threads mix reservations (all
  * admitted) and settles on one key, async and blocking, through a member that owns the key and one that does not;
  * the key's final state equals that of the same actual costs applied one after another, exactly, for every
- * algorithm (the backups' state is the primary's: {@link SettleProcessorTest}).
+ * algorithm (the backups' state is the primary's: {@code owner.SettleProcessorTest}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SettleRaceTest {
