@@ -3,6 +3,7 @@ package io.gridlimit.micronaut.filter;
 import io.gridlimit.internal.Futures;
 import io.gridlimit.micronaut.config.FailureMode;
 import io.gridlimit.micronaut.config.GridLimitConfig;
+import io.gridlimit.micronaut.decide.Answer;
 import io.gridlimit.micronaut.decide.Decider;
 import io.gridlimit.micronaut.decide.Decisions;
 import io.gridlimit.micronaut.decide.Door;
@@ -51,8 +52,18 @@ public class GridAsker {
      */
     CompletableFuture<Asked> ask(List<RuleCheck> checks, @Nullable EventLoop loop) {
         Decisions decisions = decider.begin(Door.FILTER, timeoutNanos, loop, loop);
+        if (checks.size() == 1) {
+            // the common case: one rule, one stage less than the chain below
+            RuleCheck check = checks.get(0);
+            return onEventLoop(loop, decisions.decide(check.ask()))
+                    .thenApply(answer -> new Asked(List.of(result(check, answer)), decisions));
+        }
         return onEventLoop(loop, run(decisions, checks, 0, new ArrayList<>()))
                 .thenApply(results -> new Asked(results, decisions));
+    }
+
+    private static RuleResult result(RuleCheck check, Answer answer) {
+        return new RuleResult(check, answer.decision(), !answer.decided(), answer.local(), answer.against());
     }
 
     private CompletableFuture<List<RuleResult>> run(Decisions decisions, List<RuleCheck> checks, int index,
@@ -62,8 +73,7 @@ public class GridAsker {
         }
         RuleCheck check = checks.get(index);
         return decisions.decide(check.ask()).thenCompose(answer -> {
-            RuleResult result = new RuleResult(check, answer.decision(), !answer.decided(), answer.local(),
-                    answer.against());
+            RuleResult result = result(check, answer);
             done.add(result);
             return result.stops() ? CompletableFuture.completedFuture(done)
                     : run(decisions, checks, index + 1, done);

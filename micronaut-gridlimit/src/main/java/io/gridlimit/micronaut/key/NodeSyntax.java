@@ -4,6 +4,7 @@ import inet.ipaddr.AddressStringParameters;
 import inet.ipaddr.IPAddress;
 import inet.ipaddr.IPAddressString;
 import inet.ipaddr.IPAddressStringParameters;
+import inet.ipaddr.ipv4.IPv4Address;
 import io.micronaut.core.annotation.Nullable;
 
 import java.util.ArrayList;
@@ -124,6 +125,15 @@ public final class NodeSyntax {
         if (host.isEmpty()) {
             return null;
         }
+        IPAddress quad = dottedQuad(host);
+        return quad != null ? quad : parsed(host); // the common case without the general parser
+    }
+
+    /** A strict IP literal as the general parser ({@link #LITERAL}) reads it, or null. */
+    static @Nullable IPAddress parsed(String host) {
+        if (host.isEmpty()) {
+            return null;
+        }
         for (int i = 0; i < host.length(); i++) {
             char c = host.charAt(i);
             boolean allowed = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
@@ -134,6 +144,45 @@ public final class NodeSyntax {
         }
         IPAddressString s = new IPAddressString(host, LITERAL);
         return s.isValid() ? s.getAddress() : null;
+    }
+
+    /**
+     * An IPv4 address written as four decimal octets without leading zeros ({@code 0} alone is one), each at most
+     * 255: exactly the IPv4 literals {@link #LITERAL} accepts, parsed without it. Anything else, null (the general
+     * parser then decides, and refuses what is not a literal).
+     */
+    static @Nullable IPAddress dottedQuad(String host) {
+        int n = host.length();
+        if (n < 7 || n > 15) {
+            return null;
+        }
+        int address = 0;
+        int octets = 0;
+        int i = 0;
+        while (i < n) {
+            int start = i;
+            int value = 0;
+            while (i < n && host.charAt(i) >= '0' && host.charAt(i) <= '9') {
+                value = value * 10 + (host.charAt(i) - '0');
+                i++;
+            }
+            int digits = i - start;
+            if (digits == 0 || digits > 3 || value > 255 || (digits > 1 && host.charAt(start) == '0')) {
+                return null;
+            }
+            address = (address << 8) | value;
+            octets++;
+            if (i < n) {
+                if (host.charAt(i) != '.' || octets == 4) {
+                    return null;
+                }
+                i++;
+                if (i == n) {
+                    return null; // a trailing dot
+                }
+            }
+        }
+        return octets == 4 ? new IPv4Address(address) : null;
     }
 
     private static ForwardingNode withPort(ForwardingNode node, @Nullable String port, boolean obfuscatedAllowed) {
