@@ -35,7 +35,7 @@ public final class BenchLimiters {
         }
         // an experiment with another sizing window (a lease lives two windows, at most 1 s)
         java.time.Duration w = java.time.Duration.ofMillis(Long.parseLong(window));
-        return HazelcastRateLimiter.builder(hz).leases(io.gridlimit.grid.LeaseSettings.of(
+        return HazelcastRateLimiter.builder(hz).leases(io.gridlimit.grid.lease.LeaseSettings.of(
                 java.time.Duration.ofSeconds(1), w)).build();
     }
 }

@@ -3,7 +3,7 @@ package io.gridlimit.bench;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
 import io.gridlimit.grid.HazelcastRateLimiter;
-import io.gridlimit.grid.PolicyCatalog;
+import io.gridlimit.grid.catalog.PolicyCatalog;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

@@ -3,7 +3,7 @@ package io.gridlimit.bench;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import io.gridlimit.api.Policy;
-import io.gridlimit.grid.PolicyCatalog;
+import io.gridlimit.grid.catalog.PolicyCatalog;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -14,6 +14,7 @@ import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.algorithm.MergeStates;
 import io.gridlimit.api.Policy;
 import io.gridlimit.grid.wire.SerializationIds;
+import io.gridlimit.grid.owner.SeenPolicies;
 
 /**
  * The split-brain merge policy of the policy maps {@code gridlimit.*} (docs/SPEC.md §8): when two

@@ -16,6 +16,7 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.nio.serialization.DataSerializableFactory;
 import com.hazelcast.nio.serialization.compact.CompactSerializer;
 import io.gridlimit.grid.catalog.CatalogSupport;
+import io.gridlimit.grid.wire.MemberContext;
 import io.gridlimit.grid.wire.StateSerializers;
 import io.gridlimit.grid.wire.WireFormat;
 import io.gridlimit.time.ClusterTimeSource;
@@ -23,6 +24,7 @@ import io.gridlimit.time.TimeSource;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentMap;
+import io.gridlimit.grid.catalog.PolicyCatalog;
 
 /**
  * Prepares Hazelcast members and clients for GridLimit (SPEC §8): registers the
@@ -44,11 +46,11 @@ import java.util.concurrent.ConcurrentMap;
  */
 public final class GridLimitHazelcast {
     /** Prefix of every policy map: the map of policy {@code p} is {@code gridlimit.p}. */
-    public static final String MAP_PREFIX = "gridlimit.";
+    public static final String MAP_PREFIX = MemberContext.MAP_PREFIX;
     /** The wildcard map configuration name covering every policy map. */
     public static final String MAP_CONFIG_NAME = MAP_PREFIX + "*";
     /** Key under which a member's {@code Config} user context holds the {@link TimeSource} of its decisions. */
-    public static final String TIME_SOURCE_KEY = "io.gridlimit.time.TimeSource";
+    public static final String TIME_SOURCE_KEY = MemberContext.TIME_SOURCE_KEY;
     /** Synchronous backups of each policy map by default: 1. */
     public static final int DEFAULT_BACKUP_COUNT = 1;
     /**
@@ -76,7 +78,7 @@ public final class GridLimitHazelcast {
      * @throws NullPointerException if {@code policyName} is null
      */
     public static String mapName(String policyName) {
-        return MAP_PREFIX + Objects.requireNonNull(policyName, "policyName");
+        return MemberContext.mapName(policyName);
     }
 
     /**
@@ -284,20 +286,6 @@ public final class GridLimitHazelcast {
      *     holds something else under the key
      */
     public static TimeSource timeSourceOf(HazelcastInstance member) {
-        if (member == null) {
-            throw new IllegalStateException("no HazelcastInstance was injected: GridLimit processors run on a member");
-        }
-        ConcurrentMap<String, Object> context = member.getConfig().getUserContext();
-        Object found = context.get(TIME_SOURCE_KEY);
-        if (found instanceof TimeSource source) {
-            return source;
-        }
-        if (found != null) {
-            throw new IllegalStateException("the user context entry " + TIME_SOURCE_KEY + " holds a "
-                    + found.getClass().getName() + ", not a TimeSource");
-        }
-        TimeSource created = ClusterTimeSource.of(member);
-        Object raced = context.putIfAbsent(TIME_SOURCE_KEY, created);
-        return raced instanceof TimeSource source ? source : created;
+        return MemberContext.timeSourceOf(member);
     }
 }

@@ -5,6 +5,8 @@ import io.gridlimit.api.RateLimiter;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import io.gridlimit.grid.catalog.PolicyCatalog;
+import io.gridlimit.grid.lease.LeaseStats;
 
 /**
  * What a library, a service or a door needs from the grid beyond {@link RateLimiter}'s decisions: the Hazelcast

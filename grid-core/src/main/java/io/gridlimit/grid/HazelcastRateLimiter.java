@@ -19,6 +19,10 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import io.gridlimit.grid.catalog.PolicyCatalog;
+import io.gridlimit.grid.lease.LeaseSettings;
+import io.gridlimit.grid.lease.LeaseStats;
+import io.gridlimit.grid.async.GiveBackListener;
 
 /**
  * A {@link RateLimiter} on Hazelcast (SPEC §8): the state of policy {@code p} lives in the IMap

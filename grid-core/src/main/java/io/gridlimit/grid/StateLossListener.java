@@ -12,6 +12,7 @@ import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.algorithm.RateLimitAlgorithms;
 import io.gridlimit.api.Policy;
 import java.util.Iterator;
+import io.gridlimit.grid.owner.SeenPolicies;
 
 /**
  * Counts lost limiter state into the member's {@link StateLoss} (SPEC §8 {@code gridlimit.state.lost}).

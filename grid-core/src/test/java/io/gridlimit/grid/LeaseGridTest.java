@@ -17,6 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import io.gridlimit.grid.lease.LeaseSettings;
 
 /**
  * Quota leases on real members (docs/SPEC.md §13): two members with one backup, their clocks frozen or stepped by

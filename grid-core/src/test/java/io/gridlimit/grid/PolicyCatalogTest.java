@@ -28,6 +28,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import io.gridlimit.grid.catalog.PolicyCatalog;
+import io.gridlimit.grid.catalog.PolicyRecord;
+import io.gridlimit.grid.owner.SeenPolicies;
 
 /**
  * The grid's policy catalog on two embedded members, each a replica with its own catalog copy and limiter

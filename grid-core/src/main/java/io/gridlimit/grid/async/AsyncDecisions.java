@@ -4,8 +4,7 @@ import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.Reservation;
 import io.gridlimit.api.Settlement;
-import io.gridlimit.grid.GiveBackListener;
-import io.gridlimit.grid.HazelcastRateLimiter;
+import io.gridlimit.grid.async.GiveBackListener;
 import io.gridlimit.grid.owner.DecideProcessor;
 import io.gridlimit.grid.owner.DecisionResult;
 import io.gridlimit.grid.owner.SettleProcessor;
@@ -24,7 +23,7 @@ import java.util.function.Function;
  * Internal to grid-core: not API; public for {@code HazelcastRateLimiter} and the holder side of leases
  * ({@code io.gridlimit.grid.lease}).
  *
- * <p>The asynchronous path of a {@link HazelcastRateLimiter}: sends {@link DecideProcessor}s through the policy's
+ * <p>The asynchronous path of a {@link io.gridlimit.grid.HazelcastRateLimiter}: sends {@link DecideProcessor}s through the policy's
  * {@link AsyncSubmitter}, coalesced per (policy, key) by a {@link Coalescer} when coalescing is on, and completes
  * each returned stage on the caller's executor or on the {@link CallbackPool}. Arguments are validated by the
  * limiter before they reach this class. Thread-safe.

@@ -1,6 +1,5 @@
 package io.gridlimit.grid.async;
 
-import io.gridlimit.grid.HazelcastRateLimiter;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -10,7 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The fixed-size thread pool that completes a {@link HazelcastRateLimiter}'s async stages, and its close protocol.
+ * The fixed-size thread pool that completes a {@link io.gridlimit.grid.HazelcastRateLimiter}'s async stages, and its close protocol.
  *
  * <p>Threads are named {@code gridlimit-async-<n>-<i>} ({@code n} counts pools in this JVM, {@code i} threads in
  * the pool), are daemons and all start at once. Tasks queue without bound; the pool is wrapped in a
@@ -39,7 +38,7 @@ final class CallbackPool implements AutoCloseable {
     /**
      * Starts the pool's threads.
      *
-     * @param threads in [1, {@link HazelcastRateLimiter#MAX_ASYNC_THREADS}], checked by {@link HazelcastRateLimiter.Builder#asyncThreads}
+     * @param threads in [1, {@link io.gridlimit.grid.HazelcastRateLimiter#MAX_ASYNC_THREADS}], checked by {@link HazelcastRateLimiter.Builder#asyncThreads}
      */
     CallbackPool(int threads) {
         this.threadPrefix = "gridlimit-async-" + POOLS.incrementAndGet() + "-";

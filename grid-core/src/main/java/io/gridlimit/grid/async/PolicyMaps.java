@@ -1,13 +1,13 @@
 package io.gridlimit.grid.async;
 
+import io.gridlimit.grid.wire.MemberContext;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.api.Policy;
-import io.gridlimit.grid.GridLimitHazelcast;
-import io.gridlimit.grid.PolicyCatalog;
-import io.gridlimit.grid.SeenPolicies;
+import io.gridlimit.grid.catalog.PolicyCatalog;
+import io.gridlimit.grid.owner.SeenPolicies;
 import io.gridlimit.grid.catalog.CatalogSupport;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -94,7 +94,7 @@ public final class PolicyMaps {
             return found;
         }
         return maps.computeIfAbsent(policyName, n -> {
-            IMap<String, LimiterState> map = instance.getMap(GridLimitHazelcast.mapName(n));
+            IMap<String, LimiterState> map = instance.getMap(MemberContext.mapName(n));
             return new PolicyMap(map, AsyncSubmitter.forMap(map));
         });
     }

@@ -3,7 +3,6 @@ package io.gridlimit.grid.catalog;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.config.Config;
 import com.hazelcast.core.HazelcastInstance;
-import io.gridlimit.grid.GridLimitHazelcast;
 import java.util.Set;
 
 /**
@@ -11,7 +10,7 @@ import java.util.Set;
  * ({@code io.gridlimit.grid.async}).
  *
  * <p>Whether a cluster reads the policy catalog's wire types (class ids 30 to 39, docs/SPEC.md §11): every member
- * configured by {@link GridLimitHazelcast#configure(Config)} advertises the member attribute
+ * configured by {@link io.gridlimit.grid.GridLimitHazelcast#configure(Config)} advertises the member attribute
  * {@link #MEMBER_ATTRIBUTE}; a member without it is of a GridLimit before the catalog. Processors carrying a policy
  * version are sent, and catalog changes accepted, only while every member advertises it (grid-core/docs/wire.md),
  * so a rolling upgrade from the version before works: until its last old member has left, decisions go out in the
@@ -80,5 +79,21 @@ public final class CatalogSupport {
         Answer answer = new Answer(members, all, all && generations);
         last = answer;
         return answer;
+    }
+
+    /**
+     * @return an empty policy record to be read in the form of class id {@link io.gridlimit.grid.wire.SerializationIds#POLICY_RECORD}
+     *     (for {@link io.gridlimit.grid.GridLimitDataSerializableFactory})
+     */
+    public static PolicyRecord emptyRecord() {
+        return new PolicyRecord();
+    }
+
+    /**
+     * @return an empty policy record to be read in the form of class id
+     *     {@link io.gridlimit.grid.wire.SerializationIds#POLICY_RECORD_GENERATION}, with its generation
+     */
+    public static PolicyRecord emptyGenerationRecord() {
+        return PolicyRecord.generationForm();
     }
 }

@@ -1,5 +1,6 @@
 package io.gridlimit.grid.catalog;
 
+import io.gridlimit.grid.wire.MemberContext;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.map.EntryProcessor;
@@ -7,8 +8,7 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import io.gridlimit.api.Policy;
-import io.gridlimit.grid.GridLimitHazelcast;
-import io.gridlimit.grid.PolicyRecord;
+import io.gridlimit.grid.catalog.PolicyRecord;
 import io.gridlimit.grid.wire.PolicyCodec;
 import io.gridlimit.grid.wire.SerializationIds;
 import io.gridlimit.grid.wire.WireFormat;
@@ -192,7 +192,7 @@ public final class CatalogUpdateProcessor
     }
 
     private Result write(Map.Entry<String, PolicyRecord> entry, PolicyRecord current, PolicyRecord.Origin origin) {
-        long atMillis = instance == null ? 0 : GridLimitHazelcast.timeSourceOf(instance).nowNanos() / 1_000_000L;
+        long atMillis = instance == null ? 0 : MemberContext.timeSourceOf(instance).nowNanos() / 1_000_000L;
         long nextGeneration = origin == PolicyRecord.Origin.CONFIGURATION ? generation : 0;
         PolicyRecord next = current == null
                 ? new PolicyRecord(name, 1, origin, nextGeneration, changedBy, atMillis, policy, List.of())

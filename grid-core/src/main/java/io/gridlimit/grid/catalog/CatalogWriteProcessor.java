@@ -4,7 +4,7 @@ import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
-import io.gridlimit.grid.PolicyRecord;
+import io.gridlimit.grid.catalog.PolicyRecord;
 import io.gridlimit.grid.wire.SerializationIds;
 import io.gridlimit.grid.wire.WireFormat;
 import java.io.IOException;

@@ -4,7 +4,7 @@ import com.hazelcast.core.EntryEvent;
 import com.hazelcast.map.listener.EntryAddedListener;
 import com.hazelcast.map.listener.EntryRemovedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
-import io.gridlimit.grid.PolicyCatalog;
+import io.gridlimit.grid.catalog.PolicyCatalog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -2,7 +2,7 @@ package io.gridlimit.grid.catalog;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
-import io.gridlimit.grid.PolicyCatalog;
+import io.gridlimit.grid.catalog.PolicyCatalog;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.gridlimit.grid.lease;
 
-import io.gridlimit.grid.LeaseSettings;
+import io.gridlimit.grid.lease.LeaseSettings;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**

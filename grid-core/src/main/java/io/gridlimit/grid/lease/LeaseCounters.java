@@ -1,6 +1,6 @@
 package io.gridlimit.grid.lease;
 
-import io.gridlimit.grid.LeaseStats;
+import io.gridlimit.grid.lease.LeaseStats;
 import java.util.concurrent.atomic.LongAdder;
 
 /**

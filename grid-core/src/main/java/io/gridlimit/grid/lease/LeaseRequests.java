@@ -3,7 +3,7 @@ package io.gridlimit.grid.lease;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.Reservation;
-import io.gridlimit.grid.LeaseSettings;
+import io.gridlimit.grid.lease.LeaseSettings;
 import io.gridlimit.grid.async.AsyncDecisions;
 import io.gridlimit.grid.async.PolicyMaps;
 import io.gridlimit.grid.owner.LeaseProcessor;

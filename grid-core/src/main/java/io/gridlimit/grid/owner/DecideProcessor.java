@@ -9,7 +9,6 @@ import io.gridlimit.algorithm.Outcome;
 import io.gridlimit.algorithm.RateLimitAlgorithms;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
-import io.gridlimit.grid.GridLimitHazelcast;
 import io.gridlimit.grid.wire.PolicyCodec;
 import io.gridlimit.grid.wire.SerializationIds;
 import io.gridlimit.grid.wire.WireFormat;
@@ -35,7 +34,7 @@ import java.util.Objects;
  * backup never reads time.
  *
  * <p>The owner's time source is found through the member's {@code Config} user context
- * ({@link GridLimitHazelcast#timeSourceOf(HazelcastInstance)}); Hazelcast injects the member through
+ * ({@link io.gridlimit.grid.GridLimitHazelcast#timeSourceOf(HazelcastInstance)}); Hazelcast injects the member through
  * {@link HazelcastInstanceAware} before {@code process} ({@code EntryOperation.innerBeforeRun} applies the
  * managed context). Not thread-safe: one instance per invocation, as Hazelcast uses it.
  *

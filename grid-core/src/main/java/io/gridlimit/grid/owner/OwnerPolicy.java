@@ -4,8 +4,8 @@ import com.hazelcast.core.HazelcastInstance;
 import io.gridlimit.algorithm.CarryOver;
 import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.api.Policy;
-import io.gridlimit.grid.PolicyCatalog;
-import io.gridlimit.grid.SeenPolicies;
+import io.gridlimit.grid.catalog.PolicyCatalog;
+import io.gridlimit.grid.owner.SeenPolicies;
 import java.util.List;
 
 /**

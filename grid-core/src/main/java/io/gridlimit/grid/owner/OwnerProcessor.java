@@ -1,5 +1,6 @@
 package io.gridlimit.grid.owner;
 
+import io.gridlimit.grid.wire.MemberContext;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.map.EntryProcessor;
@@ -7,7 +8,6 @@ import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import io.gridlimit.algorithm.CarryOver;
 import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.api.Policy;
-import io.gridlimit.grid.GridLimitHazelcast;
 import io.gridlimit.grid.wire.SerializationIds;
 import io.gridlimit.time.TimeSource;
 import java.util.Map;
@@ -15,7 +15,7 @@ import java.util.Map;
 /**
  * What the state-writing EntryProcessors of a key's owner share ({@link DecideProcessor} SPEC §8,
  * {@link SettleProcessor} §10, {@link LeaseProcessor} §13): the member Hazelcast injects, the owner's time source
- * read once per invocation ({@link GridLimitHazelcast#timeSourceOf}, or a test's), and the backup: a
+ * read once per invocation ({@link io.gridlimit.grid.GridLimitHazelcast#timeSourceOf}, or a test's), and the backup: a
  * {@link WriteStateProcessor} carrying exactly the state the primary wrote, or null when nothing was written, so
  * that no backup is sent and a backup never re-runs a decision. Not thread-safe: one instance per invocation.
  *
@@ -53,7 +53,7 @@ abstract class OwnerProcessor<R, P extends OwnerProcessor<R, P>>
      */
     final long begin() {
         backup = null;
-        TimeSource source = timeSource != null ? timeSource : GridLimitHazelcast.timeSourceOf(instance);
+        TimeSource source = timeSource != null ? timeSource : MemberContext.timeSourceOf(instance);
         return source.nowNanos();
     }
 

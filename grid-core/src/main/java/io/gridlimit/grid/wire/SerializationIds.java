@@ -83,7 +83,7 @@ public final class SerializationIds {
      * version used.
      */
     public static final int DECISION_RESULT_CATALOG = 31;
-    /** {@link io.gridlimit.grid.PolicyRecord}: one versioned policy of the catalog map (format byte first). */
+    /** {@link io.gridlimit.grid.catalog.PolicyRecord}: one versioned policy of the catalog map (format byte first). */
     public static final int POLICY_RECORD = 32;
     /**
      * {@link io.gridlimit.grid.catalog.CatalogUpdateProcessor}: a compare-and-set on one policy record (format byte
@@ -102,7 +102,7 @@ public final class SerializationIds {
      * CatalogSupport's generations attribute; a record or seed without one keeps ids 32 and 33.
      */
     /**
-     * {@link io.gridlimit.grid.PolicyRecord} of a generation above 0: the fields of id 32, then the generation
+     * {@link io.gridlimit.grid.catalog.PolicyRecord} of a generation above 0: the fields of id 32, then the generation
      * (long).
      */
     public static final int POLICY_RECORD_GENERATION = 36;

@@ -21,8 +21,9 @@ import java.util.concurrent.CompletableFuture;
  * reservation so that it can be given back. When the request is answered 503 (a grid failure or the timeout) every
  * admission is given back and nothing more is sent; a check still queued in the limiter is cancelled (never sent),
  * one in flight is given back when its admission arrives ({@code reason=late}). An atomic batch with a denial gives
- * back its admissions the same way ({@code reason=denied}): the decider's {@link Counting}, chosen per request. One per check or batch request, created before anything
- * is sent. Thread-safe.
+ * back its admissions the same way ({@code reason=denied}): the decider's {@link Counting}, chosen per request; a
+ * batch that is not atomic keeps them beside its denials, and still gives them back when it is answered 503. One per
+ * check or batch request, created before anything is sent. Thread-safe.
  */
 final class CheckAttempt {
     private final GridLimitMetrics metrics;

@@ -57,7 +57,7 @@ class CatalogReplicasTest {
             assertThat(put.header("ETag")).isEqualTo("\"2\"");
             // B's copy follows; the 2 taken are kept against the new limit of 8
             await().atMost(Duration.ofSeconds(10)).until(() -> serverB.getApplicationContext()
-                    .getBean(io.gridlimit.grid.PolicyCatalog.class).record("demo")
+                    .getBean(io.gridlimit.grid.catalog.PolicyCatalog.class).record("demo")
                     .map(r -> r.version() == 2).orElse(false));
             HttpResponse<String> onB = Http.exchange(clientB, HttpRequest.GET("/demo/hello"));
             assertThat(onB.header("RateLimit-Policy")).isEqualTo("\"demo\";q=8;w=10");
@@ -68,7 +68,7 @@ class CatalogReplicasTest {
                     configured).contentType(MediaType.APPLICATION_JSON).header("If-Match", "\"2\""));
             assertThat(rollback.header("ETag")).isEqualTo("\"3\"");
             await().atMost(Duration.ofSeconds(10)).until(() -> serverB.getApplicationContext()
-                    .getBean(io.gridlimit.grid.PolicyCatalog.class).record("demo")
+                    .getBean(io.gridlimit.grid.catalog.PolicyCatalog.class).record("demo")
                     .map(r -> r.version() == 3).orElse(false));
             HttpResponse<String> back = Http.exchange(clientB, HttpRequest.GET("/demo/hello"));
             assertThat(back.header("RateLimit-Policy")).isEqualTo("\"demo\";q=5;w=10");

@@ -1,7 +1,7 @@
 package io.gridlimit.micronaut.catalog;
 
 import com.hazelcast.core.HazelcastInstance;
-import io.gridlimit.grid.PolicyCatalog;
+import io.gridlimit.grid.catalog.PolicyCatalog;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Requires;

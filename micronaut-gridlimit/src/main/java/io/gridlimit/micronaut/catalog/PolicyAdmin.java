@@ -1,8 +1,8 @@
 package io.gridlimit.micronaut.catalog;
 
 import io.gridlimit.api.Policy;
-import io.gridlimit.grid.PolicyCatalog;
-import io.gridlimit.grid.PolicyRecord;
+import io.gridlimit.grid.catalog.PolicyCatalog;
+import io.gridlimit.grid.catalog.PolicyRecord;
 import io.micronaut.core.annotation.Nullable;
 import java.util.ArrayList;
 import java.util.List;

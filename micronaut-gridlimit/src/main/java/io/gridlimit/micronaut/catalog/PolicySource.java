@@ -3,7 +3,7 @@ package io.gridlimit.micronaut.catalog;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.grid.GridOperations;
-import io.gridlimit.grid.PolicyCatalog;
+import io.gridlimit.grid.catalog.PolicyCatalog;
 import io.gridlimit.micronaut.PolicySelector;
 import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.micronaut.config.PlanProperties;
@@ -343,7 +343,7 @@ public class PolicySource {
     public Optional<Policy> current(String name) {
         PolicyCatalog c = catalog;
         if (c != null) {
-            Optional<io.gridlimit.grid.PolicyRecord> r = c.anyRecord(name);
+            Optional<io.gridlimit.grid.catalog.PolicyRecord> r = c.anyRecord(name);
             if (r.isPresent() && (r.get().policy() != null || !routed.contains(name))) {
                 return Optional.ofNullable(r.get().policy()); // deleted through the admin API: gone
             }

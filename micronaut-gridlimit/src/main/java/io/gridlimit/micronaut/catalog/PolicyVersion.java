@@ -1,7 +1,7 @@
 package io.gridlimit.micronaut.catalog;
 
 import io.gridlimit.api.Policy;
-import io.gridlimit.grid.PolicyRecord;
+import io.gridlimit.grid.catalog.PolicyRecord;
 import io.micronaut.core.annotation.Nullable;
 import java.util.Objects;
 

@@ -35,14 +35,14 @@ public record LeaseProperties(@Bindable(defaultValue = "false") boolean enabled,
      * @return the settings, or null when leases are off
      * @throws IllegalStateException if {@link #problems()} is not empty (boot refuses that first)
      */
-    public io.gridlimit.grid.LeaseSettings settings() {
+    public io.gridlimit.grid.lease.LeaseSettings settings() {
         if (!enabled) {
             return null;
         }
         if (!problems().isEmpty()) {
             throw new IllegalStateException(String.join("; ", problems()));
         }
-        return new io.gridlimit.grid.LeaseSettings(maxLife.toNanos(), window.toNanos(), minUnits, capacityShare,
+        return new io.gridlimit.grid.lease.LeaseSettings(maxLife.toNanos(), window.toNanos(), minUnits, capacityShare,
                 maxKeys);
     }
 

@@ -16,8 +16,8 @@ public enum Counting {
     ALL_OR_NOTHING,
     /**
      * Each rule counts on its own: a denial by one leaves what the others admitted standing, and rules still in
-     * flight are answered and stand ({@link Decisions#close} with {@code denied} keeps the request, as
-     * {@link Decisions#keep} does). A decision-API batch that is not atomic.
+     * flight are answered and stand ({@link Decisions#close} with {@code denied} does nothing); a request that is
+     * then answered as failed still gives every admission back. A decision-API batch that is not atomic.
      */
     EACH_ON_ITS_OWN
 }

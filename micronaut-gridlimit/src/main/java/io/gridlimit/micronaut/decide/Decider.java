@@ -38,7 +38,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>a failure, under {@code failure-mode: local} at a door where the failure mode applies, is decided on this
  *       replica's share ({@link LocalFallback}); a policy without a share stays failed, never admitted unlimited;</li>
  *   <li>all-or-nothing: {@link Decisions#close} gives back every admission of a request that is not admitted (a
- *       door may ask that a denial leave the other rules' admissions standing, {@link Counting#EACH_ON_ITS_OWN});</li>
+ *       door may ask that a denial leave the other rules' admissions standing,
+ *       {@link Counting#EACH_ON_ITS_OWN});</li>
  *   <li>the latency ({@value GridLimitMetrics#DECISION_LATENCY}) and grid errors ({@value GridLimitMetrics#GRID_ERRORS})
  *       of every decision, and a WARN at most every 10 s for failures (each one at debug).</li>
  * </ul>

@@ -103,16 +103,15 @@ public final class Decisions {
      * {@link Answer.By#CANCELLED} (still queued on this replica: never sent; in flight: the limiter gives its admission
      * back when it arrives), and every admission, now or arriving later, is given back with {@code reason}
      * (all-or-nothing, docs/SPEC.md §10). Only the first close counts, and none after {@link #keep}. Under
-     * {@link Counting#EACH_ON_ITS_OWN} a close for {@code denied} is a {@link #keep}: what the other rules admitted,
-     * and what the rules in flight admit, stands.
+     * {@link Counting#EACH_ON_ITS_OWN} a close for {@code denied} does nothing: what the other rules admitted, and
+     * what the rules in flight admit, stands until the request is kept, or closed for {@code failed}.
      *
      * @param reason why: {@code denied} (a rule denied) or {@code failed} (answered 503, {@code UNAVAILABLE}, or the
      *     caller went away)
      */
     public void close(GridLimitMetrics.GiveBackReason reason) {
         if (reason == GridLimitMetrics.GiveBackReason.DENIED && counting == Counting.EACH_ON_ITS_OWN) {
-            keep();
-            return;
+            return; // each rule counts on its own: a denial closes nothing, and a later failure still gives back
         }
         List<Pending> waiting;
         List<Answer> back;

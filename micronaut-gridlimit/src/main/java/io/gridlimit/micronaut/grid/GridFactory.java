@@ -121,7 +121,7 @@ public class GridFactory {
         HazelcastRateLimiter.Builder builder = HazelcastRateLimiter.builder(instance).giveBackListener(
                 (policy, settlement, failure) ->
                         metrics.get().giveBack(policy, GridLimitMetrics.GiveBackReason.LATE, settlement));
-        io.gridlimit.grid.LeaseSettings settings = leases.settings();
+        io.gridlimit.grid.lease.LeaseSettings settings = leases.settings();
         if (settings != null) {
             LOG.info("quota leases on: life {}, window {}, at least {} units, at most 1/{} of capacity",
                     leases.maxLife(), leases.window(), leases.minUnits(), leases.capacityShare());

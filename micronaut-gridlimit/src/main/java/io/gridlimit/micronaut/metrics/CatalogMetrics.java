@@ -1,7 +1,7 @@
 package io.gridlimit.micronaut.metrics;
 
-import io.gridlimit.grid.PolicyCatalog;
-import io.gridlimit.grid.PolicyRecord;
+import io.gridlimit.grid.catalog.PolicyCatalog;
+import io.gridlimit.grid.catalog.PolicyRecord;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

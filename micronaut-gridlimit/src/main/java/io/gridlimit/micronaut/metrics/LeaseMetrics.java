@@ -2,7 +2,7 @@ package io.gridlimit.micronaut.metrics;
 
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.grid.GridOperations;
-import io.gridlimit.grid.LeaseStats;
+import io.gridlimit.grid.lease.LeaseStats;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

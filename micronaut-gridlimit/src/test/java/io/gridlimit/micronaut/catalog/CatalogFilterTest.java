@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.gridlimit.api.Policy;
-import io.gridlimit.grid.PolicyCatalog;
+import io.gridlimit.grid.catalog.PolicyCatalog;
 import io.gridlimit.micronaut.support.Ports;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.http.HttpRequest;

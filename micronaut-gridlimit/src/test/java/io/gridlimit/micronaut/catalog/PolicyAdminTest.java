@@ -3,8 +3,8 @@ package io.gridlimit.micronaut.catalog;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gridlimit.api.Policy;
-import io.gridlimit.grid.PolicyCatalog;
-import io.gridlimit.grid.PolicyRecord;
+import io.gridlimit.grid.catalog.PolicyCatalog;
+import io.gridlimit.grid.catalog.PolicyRecord;
 import io.gridlimit.micronaut.support.Ports;
 import io.micronaut.context.ApplicationContext;
 import java.time.Duration;

@@ -81,13 +81,17 @@ class DecisionsTest {
         grid.answer(0);
         decisions.close(GiveBackReason.DENIED); // another rule denied: counted on its own, nothing given back
         grid.answer(1); // in flight at the close: answered, and it stands
-        decisions.close(GiveBackReason.FAILED); // the request was kept: nothing given back afterwards either
         assertThat(first.join().decision().remaining()).isEqualTo(7);
         assertThat(second.join().by()).isEqualTo(Answer.By.GRID);
         assertThat(second.join().decision().remaining()).isEqualTo(6);
         assertThat(giveBacks.calls).isEmpty();
         assertThat(grid.remaining("a")).isEqualTo(7);
         assertThat(grid.remaining("b")).isEqualTo(6);
+
+        decisions.close(GiveBackReason.FAILED); // then answered 503 after all: it consumed nothing
+        assertThat(giveBacks.calls).containsExactly("bucket a failed grid", "bucket b failed grid");
+        assertThat(grid.remaining("a")).isEqualTo(10);
+        assertThat(grid.remaining("b")).isEqualTo(10);
     }
 
     @Test

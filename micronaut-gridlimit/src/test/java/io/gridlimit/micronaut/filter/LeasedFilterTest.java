@@ -7,7 +7,7 @@ import io.gridlimit.api.Band;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
 import io.gridlimit.grid.HazelcastRateLimiter;
-import io.gridlimit.grid.LeaseStats;
+import io.gridlimit.grid.lease.LeaseStats;
 import io.gridlimit.micronaut.support.Ports;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;

@@ -1,9 +1,9 @@
-package io.gridlimit.grid;
+package io.gridlimit.grid.async;
 
 import io.gridlimit.api.Settlement;
 
 /**
- * Observes the give-backs a {@link HazelcastRateLimiter} makes on its own (docs/SPEC.md §10): of an admission taken
+ * Observes the give-backs a {@link io.gridlimit.grid.HazelcastRateLimiter} makes on its own (docs/SPEC.md §10): of an admission taken
  * as a reservation whose stage its caller had already cancelled (a timeout), so that the cancelled request
  * consumes nothing. Called once per such give-back, on the limiter's callback pool; keep it short and
  * non-blocking. Implementations must be thread-safe.

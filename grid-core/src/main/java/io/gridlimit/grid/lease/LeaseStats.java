@@ -1,4 +1,4 @@
-package io.gridlimit.grid;
+package io.gridlimit.grid.lease;
 
 /**
  * What this replica's leases did since its limiter started (docs/SPEC.md §13): monotonic counts, read for metrics.

@@ -1,4 +1,4 @@
-package io.gridlimit.grid;
+package io.gridlimit.grid.catalog;
 
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import io.gridlimit.grid.owner.SeenPolicies;
 
 /**
  * The grid's policy catalog (docs/SPEC.md §11): versioned policies and per-key overrides that live in the cluster
@@ -97,7 +98,7 @@ public final class PolicyCatalog implements AutoCloseable {
      * Starts the catalog of an instance: registers the listeners, then loads both maps (blocking: call at boot). A
      * client not yet connected loads them when it connects; until then the copy is empty.
      *
-     * @param instance a running member or client, configured with {@link GridLimitHazelcast}
+     * @param instance a running member or client, configured with {@link io.gridlimit.grid.GridLimitHazelcast}
      * @return the catalog; close it before the instance
      * @throws NullPointerException if {@code instance} is null
      */
@@ -108,7 +109,7 @@ public final class PolicyCatalog implements AutoCloseable {
     /**
      * Starts the catalog with a bound on the overrides.
      *
-     * @param instance a running member or client, configured with {@link GridLimitHazelcast}
+     * @param instance a running member or client, configured with {@link io.gridlimit.grid.GridLimitHazelcast}
      * @param maxOverrides most overrides, in [1, 10^8]
      * @return the catalog; close it before the instance
      * @throws IllegalArgumentException if {@code maxOverrides} is out of range

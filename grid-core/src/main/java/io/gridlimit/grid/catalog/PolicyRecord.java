@@ -1,4 +1,4 @@
-package io.gridlimit.grid;
+package io.gridlimit.grid.catalog;
 
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import io.gridlimit.grid.owner.SeenPolicies;
 
 /**
  * One versioned policy of the grid's policy catalog (docs/SPEC.md §11), the value of the catalog map under the

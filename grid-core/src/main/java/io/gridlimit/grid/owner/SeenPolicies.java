@@ -1,5 +1,6 @@
-package io.gridlimit.grid;
+package io.gridlimit.grid.owner;
 
+import io.gridlimit.grid.wire.MemberContext;
 import com.hazelcast.config.Config;
 import com.hazelcast.core.HazelcastInstance;
 import io.gridlimit.algorithm.CompositeState;
@@ -22,16 +23,16 @@ import java.util.concurrent.ConcurrentMap;
  *
  * <p>One per member, kept in the member's {@code Config} user context under {@link #USER_CONTEXT_KEY}.
  * They fill themselves: every decision run on the member ({@code DecideProcessor}) and every decision asked through a
- * {@link HazelcastRateLimiter} on the member remembers its policy (the latest parameters per name win); an
+ * {@link io.gridlimit.grid.HazelcastRateLimiter} on the member remembers its policy (the latest parameters per name win); an
  * application may also {@link #remember} its configured policies at boot, so that a member that has not yet
  * decided for a policy knows it too. Thread-safe.
  */
 public final class SeenPolicies {
     /** Key under which a member's {@code Config} user context holds its seen policies. */
-    public static final String USER_CONTEXT_KEY = "io.gridlimit.grid.SeenPolicies";
+    public static final String USER_CONTEXT_KEY = "io.gridlimit.grid.SeenPolicies"; // unchanged when the class moved
 
     /** Most earlier parameter sets, and most catalog versions, remembered per policy name. */
-    static final int HISTORY = 8;
+    public static final int HISTORY = 8;
 
     private final ConcurrentHashMap<String, Policy> byName = new ConcurrentHashMap<>();
     /** Per name, the distinct parameter sets remembered, most recent first (at most {@link #HISTORY}). */
@@ -214,10 +215,10 @@ public final class SeenPolicies {
      * @return the policy of that map, or null when unknown or not a GridLimit map
      */
     public Policy forMap(String mapName) {
-        if (mapName == null || !mapName.startsWith(GridLimitHazelcast.MAP_PREFIX)) {
+        if (mapName == null || !mapName.startsWith(MemberContext.MAP_PREFIX)) {
             return null;
         }
-        return byName.get(mapName.substring(GridLimitHazelcast.MAP_PREFIX.length()));
+        return byName.get(mapName.substring(MemberContext.MAP_PREFIX.length()));
     }
 
     /** @return a snapshot of the known policies */

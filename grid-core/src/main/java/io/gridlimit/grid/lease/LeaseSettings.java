@@ -1,10 +1,10 @@
-package io.gridlimit.grid;
+package io.gridlimit.grid.lease;
 
 import io.gridlimit.internal.Preconditions;
 import java.time.Duration;
 
 /**
- * How a {@link HazelcastRateLimiter} takes quota leases (docs/SPEC.md §13). Immutable and thread-safe.
+ * How a {@link io.gridlimit.grid.HazelcastRateLimiter} takes quota leases (docs/SPEC.md §13). Immutable and thread-safe.
  *
  * @param maxLifeNanos the longest life a lease is asked for, nanoseconds, in [1 ms, 10 s]; the owner grants at most
  *     the reservation hold of the policy ({@code C·P/R} for a bucket)
