@@ -19,6 +19,7 @@ import java.util.List;
  *     host: 127.0.0.1        # the address it binds; 0.0.0.0 only behind a network policy
  *     config-files:          # envoyproxy/ratelimit YAML files, or directories of them
  *       - /etc/gridlimit/ratelimit
+ *     reload-interval: 1s    # how often the files are checked for changes; 0 turns reloading off
  * </pre>
  */
 @ConfigurationProperties(EnvoyRlsProperties.PREFIX)
@@ -30,6 +31,7 @@ public class EnvoyRlsProperties {
     private String port;
     private String host;
     private List<String> configFiles;
+    private String reloadInterval;
 
     /**
      * Typed so that the startup property check refuses anything but {@code true} or {@code false} (any case); the
@@ -74,5 +76,15 @@ public class EnvoyRlsProperties {
     /** @param configFiles envoyproxy/ratelimit configuration files or directories */
     public void setConfigFiles(@Nullable List<String> configFiles) {
         this.configFiles = configFiles;
+    }
+
+    /** @return {@code gridlimit.envoy-rls.reload-interval} as written, or null when unset */
+    public @Nullable String getReloadInterval() {
+        return reloadInterval;
+    }
+
+    /** @param reloadInterval how often the configuration files are checked: 0, or in [100ms, 1m] */
+    public void setReloadInterval(@Nullable String reloadInterval) {
+        this.reloadInterval = reloadInterval;
     }
 }
