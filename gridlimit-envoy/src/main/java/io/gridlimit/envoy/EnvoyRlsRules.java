@@ -153,6 +153,11 @@ public class EnvoyRlsRules {
         timer = t;
     }
 
+    /** @return whether the periodic check runs (started, and the interval is not 0) */
+    synchronized boolean running() {
+        return timer != null;
+    }
+
     /** Stops the periodic check; the set in force stays. Idempotent. */
     @PreDestroy
     public synchronized void close() {
