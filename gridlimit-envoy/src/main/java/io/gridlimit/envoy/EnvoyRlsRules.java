@@ -138,8 +138,12 @@ public class EnvoyRlsRules {
         }
     }
 
-    /** Starts the periodic check, unless the interval is 0; idempotent. */
-    synchronized void start() {
+    /**
+     * Starts the periodic check, unless the interval is 0; idempotent.
+     *
+     * @param alsoEachCheck run after each check of the rules (the port's TLS files, {@link RlsTls#check()})
+     */
+    synchronized void start(Runnable alsoEachCheck) {
         if (interval.isZero() || timer != null) {
             return;
         }
@@ -149,7 +153,10 @@ public class EnvoyRlsRules {
             return thread;
         });
         long nanos = interval.toNanos();
-        t.scheduleWithFixedDelay(this::checkQuietly, nanos, nanos, TimeUnit.NANOSECONDS);
+        t.scheduleWithFixedDelay(() -> {
+            checkQuietly(this::check);
+            checkQuietly(alsoEachCheck);
+        }, nanos, nanos, TimeUnit.NANOSECONDS);
         timer = t;
     }
 
@@ -168,12 +175,12 @@ public class EnvoyRlsRules {
         }
     }
 
-    private void checkQuietly() {
+    private static void checkQuietly(Runnable check) {
         try {
-            check();
+            check.run();
         } catch (RuntimeException e) {
             // never let the timer die: the next check tries again
-            LOG.warn("Envoy rate limit service: checking {} failed: {}", RlsConfigReader.PROPERTY, e.toString());
+            LOG.warn("Envoy rate limit service: a reload check failed, the next one tries again: {}", e.toString());
         }
     }
 

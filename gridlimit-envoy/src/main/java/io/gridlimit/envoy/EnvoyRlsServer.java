@@ -82,7 +82,10 @@ public class EnvoyRlsServer {
         health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
         health.setStatus(HEALTH_SERVICE, ServingStatus.SERVING);
         try {
-            server = NettyServerBuilder.forAddress(new InetSocketAddress(settings.host(), settings.port()))
+            InetSocketAddress address = new InetSocketAddress(settings.host(), settings.port());
+            RlsTls tls = settings.tls();
+            server = (tls == null ? NettyServerBuilder.forAddress(address)
+                    : NettyServerBuilder.forAddress(address, tls.credentials()))
                     .directExecutor()
                     .addService(service.strictDefinition())
                     .addService(health.getHealthService())
@@ -93,9 +96,10 @@ public class EnvoyRlsServer {
                     + ": cannot listen on " + settings.host() + ":" + settings.port() + " (" + e.getMessage() + ")",
                     e);
         }
-        rules.start();
-        LOG.info("Envoy rate limit service (gRPC) on {}:{}{}: {} domain(s), {} rule(s), configuration {}, {}",
-                settings.host(), settings.port(), settings.loopbackOnly() ? " only"
+        RlsTls tls = settings.tls();
+        rules.start(tls == null ? () -> { } : tls::check);
+        LOG.info("Envoy rate limit service (gRPC{}) on {}:{}{}: {} domain(s), {} rule(s), configuration {}, {}",
+                tls == null ? ", plaintext" : " over TLS", settings.host(), settings.port(), settings.loopbackOnly() ? " only"
                         : ", reachable from the network; keep it behind a network policy", boot.domains().size(),
                 boot.rules().size(), RlsFiles.shortDigest(boot.digest()), settings.reloadInterval().isZero()
                         ? "not reloaded (" + EnvoyRlsSettings.RELOAD_INTERVAL_PROPERTY + ": 0)"

@@ -11,6 +11,7 @@ import io.micronaut.context.exceptions.ConfigurationException;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.core.convert.ConversionService;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +36,8 @@ import java.util.Optional;
  *   <li>{@code gridlimit.envoy-rls.reload-interval}: how often {@link EnvoyRlsRules} checks the files for a new
  *       set, default 1 s, in [{@value #MIN_RELOAD_MILLIS} ms, {@value #MAX_RELOAD_MILLIS} ms], or {@code 0} to
  *       turn reloading off (Micronaut's duration syntax).</li>
+ *   <li>{@code gridlimit.envoy-rls.tls.certificate-file} and {@code .private-key-file}: PEM files, both or neither;
+ *       with them the port serves TLS only ({@link RlsTls}), read again when they change.</li>
  * </ul>
  */
 @Context
@@ -64,6 +67,7 @@ public class EnvoyRlsSettings {
     private final String host;
     private final Duration reloadInterval;
     private final List<String> configFiles;
+    private final @Nullable RlsTls tls;
     private final RlsConfig rules;
 
     /**
@@ -88,6 +92,7 @@ public class EnvoyRlsSettings {
             }
         }
         this.reloadInterval = reloadInterval(properties.getReloadInterval(), errors);
+        this.tls = tls(properties.getTls(), errors);
         if (!errors.isEmpty()) {
             throw new ConfigurationException("Invalid GridLimit configuration: " + String.join("; ", errors));
         }
@@ -130,6 +135,38 @@ public class EnvoyRlsSettings {
      */
     public Duration reloadInterval() {
         return reloadInterval;
+    }
+
+    /**
+     * @return the port's TLS (certificate chain and key, checked at boot), or null when the port is plaintext
+     */
+    @Nullable RlsTls tls() {
+        return tls;
+    }
+
+    /**
+     * @param raw {@code gridlimit.envoy-rls.tls.*} as written
+     * @param errors receives each problem, naming the property and the file
+     * @return the checked TLS, or null when neither file is set (plaintext) or a problem was recorded
+     */
+    private static @Nullable RlsTls tls(EnvoyRlsProperties.Tls raw, List<String> errors) {
+        String cert = raw.getCertificateFile();
+        String key = raw.getPrivateKeyFile();
+        boolean hasCert = cert != null && !cert.isBlank();
+        boolean hasKey = key != null && !key.isBlank();
+        if (!hasCert && !hasKey) {
+            return null;
+        }
+        if (hasCert != hasKey) {
+            errors.add((hasCert ? RlsTls.CERTIFICATE_PROPERTY : RlsTls.PRIVATE_KEY_PROPERTY) + " is set but "
+                    + (hasCert ? RlsTls.PRIVATE_KEY_PROPERTY : RlsTls.CERTIFICATE_PROPERTY) + " is not; set both "
+                    + "(PEM files) for TLS, or neither for plaintext");
+            return null;
+        }
+        Path certFile = Path.of(cert.trim());
+        Path keyFile = Path.of(key.trim());
+        RlsTls.Identity boot = RlsTls.load(certFile, keyFile, errors);
+        return boot == null ? null : new RlsTls(certFile, keyFile, boot);
     }
 
     /**
