@@ -64,6 +64,11 @@ final class RlsTls {
         keyManager.updateIdentityCredentials(boot.chain(), boot.key());
     }
 
+    /** @return the first certificate new connections are served now (the server's own) */
+    X509Certificate served() {
+        return keyManager.getCertificateChain(keyManager.chooseEngineServerAlias("RSA", null, null))[0];
+    }
+
     /** @return the server credentials of the port: TLS with the pair in force for each new connection */
     ServerCredentials credentials() {
         return TlsServerCredentials.newBuilder().keyManager(keyManager).build();

@@ -132,6 +132,31 @@ class EnvoyTlsTest {
     }
 
     @Test
+    void aBadPairAtReloadIsRefusedAndTheServedOneStaysUntilAGoodPairIsSeenTwice(@TempDir Path served)
+            throws Exception {
+        Path cert = Files.copy(firstCert, served.resolve("tls.crt"));
+        Path key = Files.copy(firstKey, served.resolve("tls.key"));
+        List<String> errors = new java.util.ArrayList<>();
+        RlsTls tls = new RlsTls(cert, key, RlsTls.load(cert, key, errors));
+        assertThat(errors).isEmpty();
+        assertThat(tls.served().getSubjectX500Principal().getName()).isEqualTo("CN=first");
+
+        Files.writeString(cert, "not a certificate\n");
+        tls.check(); // a candidate
+        tls.check(); // judged: refused, the first pair stays
+        tls.check();
+        assertThat(tls.served().getSubjectX500Principal().getName()).isEqualTo("CN=first");
+
+        Files.copy(secondCert, cert, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(secondKey, key, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        tls.check();
+        assertThat(tls.served().getSubjectX500Principal().getName()).as("judged on the next check only")
+                .isEqualTo("CN=first");
+        tls.check();
+        assertThat(tls.served().getSubjectX500Principal().getName()).isEqualTo("CN=second");
+    }
+
+    @Test
     void oneFileAloneOrABadFileStopsBootNamingThePropertyAndTheFile() throws Exception {
         Map<String, Object> certOnly = properties("envoy-tls-bad", firstCert, firstKey);
         certOnly.remove("gridlimit.envoy-rls.tls.private-key-file");
