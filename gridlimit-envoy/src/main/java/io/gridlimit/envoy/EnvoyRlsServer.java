@@ -7,6 +7,7 @@ import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.micronaut.context.annotation.Requires;
+import io.micronaut.context.event.ShutdownEvent;
 import io.micronaut.context.event.StartupEvent;
 import io.micronaut.context.exceptions.ConfigurationException;
 import io.micronaut.core.annotation.Order;
@@ -110,6 +111,17 @@ public class EnvoyRlsServer {
     public int port() {
         Server s = server;
         return s == null ? -1 : s.getPort();
+    }
+
+    /**
+     * Turns health NOT_SERVING for both names as the context starts to stop, before any bean (the grid's included)
+     * is destroyed, so health checkers stop sending calls while they can still be decided.
+     *
+     * @param event the shutdown event
+     */
+    @EventListener
+    public void onShutdown(ShutdownEvent event) {
+        health.enterTerminalState();
     }
 
     /**
