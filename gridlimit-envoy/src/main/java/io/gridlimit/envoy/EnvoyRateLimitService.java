@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * {@code envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit} on GridLimit (docs/SPEC.md §12).
@@ -83,33 +84,34 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
 
     private static final Logger LOG = LoggerFactory.getLogger(EnvoyRateLimitService.class);
 
-    private final RlsConfig rules;
+    private final Supplier<RlsConfig> rules;
     private final Decider decider;
     private final RlsAnswers answers;
     private final long gridTimeoutNanos;
     private final Counter unknownDomains;
 
     /**
-     * @param settings the checked {@code gridlimit.envoy-rls.*} settings and rules
+     * @param rules the rules in force, read once per call (a reload applies to the calls that start after it)
      * @param config the checked configuration: failure mode, grid timeout, header mode
      * @param decider decides the descriptors (the door-neutral pipeline)
      * @param metrics GridLimit's meters
      * @param json writes problem bodies
      */
     @Inject
-    public EnvoyRateLimitService(EnvoyRlsSettings settings, GridLimitConfig config, Decider decider,
+    public EnvoyRateLimitService(EnvoyRlsRules rules, GridLimitConfig config, Decider decider,
                                  GridLimitMetrics metrics, JsonMapper json) {
-        this(settings.rules(), config, decider, metrics, json);
+        this(rules::current, config, decider, metrics, json);
     }
 
     /**
-     * @param rules the domains and rules
+     * @param rules gives the domains and rules in force, asked once per call
      * @param config the checked configuration: failure mode, grid timeout, header mode
      * @param decider decides the descriptors
      * @param metrics GridLimit's meters
      * @param json writes problem bodies
      */
-    public EnvoyRateLimitService(RlsConfig rules, GridLimitConfig config, Decider decider, GridLimitMetrics metrics,
+    public EnvoyRateLimitService(Supplier<RlsConfig> rules, GridLimitConfig config, Decider decider,
+                                 GridLimitMetrics metrics,
                                  JsonMapper json) {
         this.rules = rules;
         this.decider = decider;
@@ -151,6 +153,7 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
             return;
         }
         int n = request.getDescriptorsCount();
+        RlsConfig rules = this.rules.get(); // one set for the whole call, whatever a reload does meanwhile
         RlsDomain domain = rules.domains().get(request.getDomain());
         if (domain == null) {
             unknownDomains.increment();

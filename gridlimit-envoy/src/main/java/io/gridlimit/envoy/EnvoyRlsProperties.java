@@ -19,6 +19,10 @@ import java.util.List;
  *     host: 127.0.0.1        # the address it binds; 0.0.0.0 only behind a network policy
  *     config-files:          # envoyproxy/ratelimit YAML files, or directories of them
  *       - /etc/gridlimit/ratelimit
+ *     reload-interval: 1s    # how often the files are checked for changes; 0 turns reloading off
+ *     tls:                   # optional: both or neither (PEM)
+ *       certificate-file: /etc/gridlimit/tls/tls.crt
+ *       private-key-file: /etc/gridlimit/tls/tls.key
  * </pre>
  */
 @ConfigurationProperties(EnvoyRlsProperties.PREFIX)
@@ -30,6 +34,8 @@ public class EnvoyRlsProperties {
     private String port;
     private String host;
     private List<String> configFiles;
+    private String reloadInterval;
+    private Tls tls = new Tls();
 
     /**
      * Typed so that the startup property check refuses anything but {@code true} or {@code false} (any case); the
@@ -74,5 +80,52 @@ public class EnvoyRlsProperties {
     /** @param configFiles envoyproxy/ratelimit configuration files or directories */
     public void setConfigFiles(@Nullable List<String> configFiles) {
         this.configFiles = configFiles;
+    }
+
+    /** @return {@code gridlimit.envoy-rls.reload-interval} as written, or null when unset */
+    public @Nullable String getReloadInterval() {
+        return reloadInterval;
+    }
+
+    /** @param reloadInterval how often the configuration files are checked: 0, or in [100ms, 1m] */
+    public void setReloadInterval(@Nullable String reloadInterval) {
+        this.reloadInterval = reloadInterval;
+    }
+
+    /** @return {@code gridlimit.envoy-rls.tls}, never null (its files unset when TLS is off) */
+    public Tls getTls() {
+        return tls;
+    }
+
+    /** @param tls {@code gridlimit.envoy-rls.tls} */
+    public void setTls(@Nullable Tls tls) {
+        this.tls = tls == null ? new Tls() : tls;
+    }
+
+    /** {@code gridlimit.envoy-rls.tls}: the PEM files of the port's certificate chain and key, both or neither. */
+    @ConfigurationProperties("tls")
+    public static class Tls {
+        private String certificateFile;
+        private String privateKeyFile;
+
+        /** @return {@code gridlimit.envoy-rls.tls.certificate-file} as written, or null when unset */
+        public @Nullable String getCertificateFile() {
+            return certificateFile;
+        }
+
+        /** @param certificateFile the PEM file of the certificate chain, the server's own certificate first */
+        public void setCertificateFile(@Nullable String certificateFile) {
+            this.certificateFile = certificateFile;
+        }
+
+        /** @return {@code gridlimit.envoy-rls.tls.private-key-file} as written, or null when unset */
+        public @Nullable String getPrivateKeyFile() {
+            return privateKeyFile;
+        }
+
+        /** @param privateKeyFile the PEM file of the private key (PKCS #8) */
+        public void setPrivateKeyFile(@Nullable String privateKeyFile) {
+            this.privateKeyFile = privateKeyFile;
+        }
     }
 }

@@ -1,15 +1,13 @@
 package io.gridlimit.envoy;
 
-import io.gridlimit.api.Policy;
-import io.gridlimit.api.RateLimiter;
-import io.gridlimit.envoy.config.RlsRule;
-import io.gridlimit.grid.GridOperations;
-import io.gridlimit.local.LocalRateLimiter;
-import io.gridlimit.micronaut.config.FailureMode;
-import io.gridlimit.micronaut.config.GridLimitConfig;
+import io.gridlimit.envoy.config.RlsConfig;
+import io.gridlimit.envoy.config.RlsFiles;
 import io.grpc.Server;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.micronaut.context.annotation.Requires;
+import io.micronaut.context.event.ShutdownEvent;
 import io.micronaut.context.event.StartupEvent;
 import io.micronaut.context.exceptions.ConfigurationException;
 import io.micronaut.core.annotation.Order;
@@ -21,15 +19,16 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Opens the gRPC port of {@link EnvoyRateLimitService} on {@code gridlimit.envoy-rls.host:port} once the context
  * has started (after the grid joined and warmed up), and closes it with the context. grpc-java's Netty transport
  * (shaded, so Micronaut's Netty is untouched) runs the handler on its event loops directly: the handler never
- * blocks. A port that cannot be bound stops the boot naming the property. A request message above 4 MiB (grpc-java's
+ * blocks. The same port serves {@code grpc.health.v1.Health} (grpc-java's {@link HealthStatusManager}): the names
+ * {@code ""} and {@value #HEALTH_SERVICE} are SERVING once the port is open, and NOT_SERVING from the start of the
+ * shutdown, before the port closes (docs/SPEC.md §12, "Health"). A port that cannot be bound stops the boot naming
+ * the property. A request message above 4 MiB (grpc-java's
  * default maximum) is answered {@code RESOURCE_EXHAUSTED} and logged by nobody: what a client sends never floods
  * the log.
  */
@@ -45,28 +44,29 @@ public class EnvoyRlsServer {
     private static final java.util.logging.Logger DEFRAME_FAILURES =
             java.util.logging.Logger.getLogger("io.grpc.netty.shaded.io.grpc.netty.NettyServerStream");
 
+    /** The gRPC health service name that stands for this service, as envoyproxy/ratelimit registers it. */
+    public static final String HEALTH_SERVICE = "ratelimit";
+
     private final EnvoyRlsSettings settings;
     private final EnvoyRateLimitService service;
-    private final RateLimiter limiter;
-    private final GridLimitConfig config;
+    private final EnvoyRlsRules rules;
+    private final HealthStatusManager health = new HealthStatusManager();
     private volatile Server server;
 
     /**
      * @param settings the checked settings
      * @param service the service to serve
-     * @param limiter the application's limiter (its policies' maps are created before the port opens)
-     * @param config the checked configuration (failure mode and the local share divisor)
+     * @param rules the rules in force (their policies' maps are created before the port opens) and their reload
      */
-    public EnvoyRlsServer(EnvoyRlsSettings settings, EnvoyRateLimitService service, RateLimiter limiter,
-                          GridLimitConfig config) {
+    public EnvoyRlsServer(EnvoyRlsSettings settings, EnvoyRateLimitService service, EnvoyRlsRules rules) {
         this.settings = settings;
         this.service = service;
-        this.limiter = limiter;
-        this.config = config;
+        this.rules = rules;
     }
 
     /**
-     * Opens the port.
+     * Opens the port with {@code ShouldRateLimit} and {@code grpc.health.v1.Health} ({@code ""} and
+     * {@value #HEALTH_SERVICE} SERVING from the moment it opens), then starts the reload check.
      *
      * @param event the startup event
      * @throws ConfigurationException when the address cannot be bound
@@ -77,35 +77,19 @@ public class EnvoyRlsServer {
         if (server != null) {
             return;
         }
-        List<Policy> policies = settings.rules().policies();
-        GridOperations.of(limiter).ifPresent(grid -> {
-            for (Policy p : policies) {
-                try {
-                    grid.localOwnedKeyCount(p.name()); // creates the map proxy now, never on an event loop
-                } catch (RuntimeException e) {
-                    LOG.warn("could not prepare the map of policy '{}': {}", p.name(), e.toString());
-                }
-            }
-        });
-        if (config.failureMode() == FailureMode.LOCAL) {
-            List<String> none = new ArrayList<>();
-            for (RlsRule r : settings.rules().rules()) {
-                if (r.policy() != null && LocalRateLimiter.share(r.policy(), config.local().expectedReplicas())
-                        .isEmpty()) {
-                    none.add(r.domain() + ": " + r.path());
-                }
-            }
-            if (!none.isEmpty()) {
-                LOG.warn("Envoy rules {} have a limit too small to divide by gridlimit.local.expected-replicas={}: "
-                        + "while the grid does not answer, their calls get UNAVAILABLE (as failure-mode closed)",
-                        none, config.local().expectedReplicas());
-            }
-        }
+        RlsConfig boot = rules.current();
+        rules.prepare(boot);
         DEFRAME_FAILURES.setLevel(java.util.logging.Level.SEVERE);
+        health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
+        health.setStatus(HEALTH_SERVICE, ServingStatus.SERVING);
         try {
-            server = NettyServerBuilder.forAddress(new InetSocketAddress(settings.host(), settings.port()))
+            InetSocketAddress address = new InetSocketAddress(settings.host(), settings.port());
+            RlsTls tls = settings.tls();
+            server = (tls == null ? NettyServerBuilder.forAddress(address)
+                    : NettyServerBuilder.forAddress(address, tls.credentials()))
                     .directExecutor()
                     .addService(service.strictDefinition())
+                    .addService(health.getHealthService())
                     .build()
                     .start();
         } catch (IOException e) {
@@ -113,9 +97,14 @@ public class EnvoyRlsServer {
                     + ": cannot listen on " + settings.host() + ":" + settings.port() + " (" + e.getMessage() + ")",
                     e);
         }
-        LOG.info("Envoy rate limit service (gRPC) on {}:{}{}: {} domain(s), {} rule(s)", settings.host(),
-                settings.port(), settings.loopbackOnly() ? " only" : ", reachable from the network; keep it behind"
-                        + " a network policy", settings.rules().domains().size(), settings.rules().rules().size());
+        RlsTls tls = settings.tls();
+        rules.start(tls == null ? () -> { } : tls::check);
+        LOG.info("Envoy rate limit service (gRPC{}) on {}:{}{}: {} domain(s), {} rule(s), configuration {}, {}",
+                tls == null ? ", plaintext" : " over TLS", settings.host(), settings.port(), settings.loopbackOnly() ? " only"
+                        : ", reachable from the network; keep it behind a network policy", boot.domains().size(),
+                boot.rules().size(), RlsFiles.shortDigest(boot.digest()), settings.reloadInterval().isZero()
+                        ? "not reloaded (" + EnvoyRlsSettings.RELOAD_INTERVAL_PROPERTY + ": 0)"
+                        : "checked for changes every " + settings.reloadInterval().toMillis() + " ms");
     }
 
     /** @return the port the service listens on, or -1 before it started */
@@ -124,7 +113,22 @@ public class EnvoyRlsServer {
         return s == null ? -1 : s.getPort();
     }
 
-    /** Closes the port: no new calls, calls in flight get 5 s to finish. */
+    /**
+     * Turns health NOT_SERVING for both names as the context starts to stop, before any bean (the grid's included)
+     * is destroyed, so health checkers stop sending calls while they can still be decided.
+     *
+     * @param event the shutdown event
+     */
+    @EventListener
+    public void onShutdown(ShutdownEvent event) {
+        health.enterTerminalState();
+    }
+
+    /**
+     * Closes the port: health turns NOT_SERVING first (for both names, told to every open {@code Watch} while the
+     * port is still open), the reload check stops, then no new calls are taken and calls in flight get 5 s to
+     * finish.
+     */
     @PreDestroy
     public synchronized void close() {
         Server s = server;
@@ -132,6 +136,8 @@ public class EnvoyRlsServer {
         if (s == null) {
             return;
         }
+        health.enterTerminalState(); // NOT_SERVING for every name, and it stays so
+        rules.close();
         s.shutdown();
         try {
             if (!s.awaitTermination(5, TimeUnit.SECONDS)) {

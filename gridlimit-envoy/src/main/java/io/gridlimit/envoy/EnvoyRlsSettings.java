@@ -9,7 +9,10 @@ import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.env.Environment;
 import io.micronaut.context.exceptions.ConfigurationException;
 import io.micronaut.core.annotation.Nullable;
+import io.micronaut.core.convert.ConversionService;
 
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -30,6 +33,11 @@ import java.util.Optional;
  *       API host's rules ({@link CheckedValues#bindAddress}).</li>
  *   <li>{@code gridlimit.envoy-rls.config-files}: the envoyproxy/ratelimit YAML files, or directories of them
  *       ({@link RlsConfigReader}); required.</li>
+ *   <li>{@code gridlimit.envoy-rls.reload-interval}: how often {@link EnvoyRlsRules} checks the files for a new
+ *       set, default 1 s, in [{@value #MIN_RELOAD_MILLIS} ms, {@value #MAX_RELOAD_MILLIS} ms], or {@code 0} to
+ *       turn reloading off (Micronaut's duration syntax).</li>
+ *   <li>{@code gridlimit.envoy-rls.tls.certificate-file} and {@code .private-key-file}: PEM files, both or neither;
+ *       with them the port serves TLS only ({@link RlsTls}), read again when they change.</li>
  * </ul>
  */
 @Context
@@ -45,10 +53,21 @@ public class EnvoyRlsSettings {
     public static final int DEFAULT_PORT = 8083;
     /** Default bind address: loopback only. */
     public static final String DEFAULT_HOST = "127.0.0.1";
+    /** Property path of the reload check's interval. */
+    public static final String RELOAD_INTERVAL_PROPERTY = EnvoyRlsProperties.PREFIX + ".reload-interval";
+    /** Default interval of the reload check. */
+    public static final Duration DEFAULT_RELOAD_INTERVAL = Duration.ofSeconds(1);
+    /** Shortest reload interval but 0, in milliseconds. */
+    public static final long MIN_RELOAD_MILLIS = 100;
+    /** Longest reload interval, in milliseconds (1 min). */
+    public static final long MAX_RELOAD_MILLIS = 60_000;
 
 
     private final int port;
     private final String host;
+    private final Duration reloadInterval;
+    private final List<String> configFiles;
+    private final @Nullable RlsTls tls;
     private final RlsConfig rules;
 
     /**
@@ -72,11 +91,14 @@ public class EnvoyRlsSettings {
                         + "its own");
             }
         }
+        this.reloadInterval = reloadInterval(properties.getReloadInterval(), errors);
+        this.tls = tls(properties.getTls(), errors);
         if (!errors.isEmpty()) {
             throw new ConfigurationException("Invalid GridLimit configuration: " + String.join("; ", errors));
         }
         List<String> files = properties.getConfigFiles();
-        this.rules = RlsConfigReader.read(files == null ? List.of() : files);
+        this.configFiles = files == null ? List.of() : List.copyOf(files);
+        this.rules = RlsConfigReader.read(configFiles);
     }
 
     /** @return the gRPC port, in [1, 65535] */
@@ -94,8 +116,80 @@ public class EnvoyRlsSettings {
         return CheckedValues.isLoopback(host);
     }
 
-    /** @return the domains and rules read from the configuration files */
+    /**
+     * @return the domains and rules read from the configuration files at boot; the set in force after a reload is
+     *     {@link EnvoyRlsRules#current()}
+     */
     public RlsConfig rules() {
         return rules;
+    }
+
+    /** @return {@code gridlimit.envoy-rls.config-files} as configured, unmodifiable (read again on each check) */
+    public List<String> configFiles() {
+        return configFiles;
+    }
+
+    /**
+     * @return how often the configuration files are checked for a new set: {@link Duration#ZERO} when reloading is
+     *     off, else in [{@value #MIN_RELOAD_MILLIS} ms, {@value #MAX_RELOAD_MILLIS} ms]
+     */
+    public Duration reloadInterval() {
+        return reloadInterval;
+    }
+
+    /**
+     * @return the port's TLS (certificate chain and key, checked at boot), or null when the port is plaintext
+     */
+    @Nullable RlsTls tls() {
+        return tls;
+    }
+
+    /**
+     * @param raw {@code gridlimit.envoy-rls.tls.*} as written
+     * @param errors receives each problem, naming the property and the file
+     * @return the checked TLS, or null when neither file is set (plaintext) or a problem was recorded
+     */
+    private static @Nullable RlsTls tls(EnvoyRlsProperties.Tls raw, List<String> errors) {
+        String cert = raw.getCertificateFile();
+        String key = raw.getPrivateKeyFile();
+        boolean hasCert = cert != null && !cert.isBlank();
+        boolean hasKey = key != null && !key.isBlank();
+        if (!hasCert && !hasKey) {
+            return null;
+        }
+        if (hasCert != hasKey) {
+            errors.add((hasCert ? RlsTls.CERTIFICATE_PROPERTY : RlsTls.PRIVATE_KEY_PROPERTY) + " is set but "
+                    + (hasCert ? RlsTls.PRIVATE_KEY_PROPERTY : RlsTls.CERTIFICATE_PROPERTY) + " is not; set both "
+                    + "(PEM files) for TLS, or neither for plaintext");
+            return null;
+        }
+        Path certFile = Path.of(cert.trim());
+        Path keyFile = Path.of(key.trim());
+        RlsTls.Identity boot = RlsTls.load(certFile, keyFile, errors);
+        return boot == null ? null : new RlsTls(certFile, keyFile, boot);
+    }
+
+    /**
+     * @param text {@code gridlimit.envoy-rls.reload-interval} as written, or null (the default, 1 s)
+     * @param errors receives {@code <property>: '<text>' is …} when malformed or out of range
+     * @return the interval, {@link Duration#ZERO} for off; the default when refused (boot stops anyway)
+     */
+    private static Duration reloadInterval(@Nullable String text, List<String> errors) {
+        if (text == null || text.isBlank()) {
+            return DEFAULT_RELOAD_INTERVAL;
+        }
+        Duration d = text.trim().equals("0") ? Duration.ZERO
+                : ConversionService.SHARED.convert(text.trim(), Duration.class).orElse(null);
+        if (d != null && d.isZero()) {
+            return Duration.ZERO;
+        }
+        if (d == null || d.isNegative() || d.toMillis() < MIN_RELOAD_MILLIS || d.compareTo(
+                Duration.ofMillis(MAX_RELOAD_MILLIS)) > 0) {
+            errors.add(RELOAD_INTERVAL_PROPERTY + ": '" + text + "' is " + (d == null
+                    ? "not a duration (write e.g. 100ms, 1s or 1m)" : "outside [100ms, 1m]")
+                    + "; write 0 to turn reloading off");
+            return DEFAULT_RELOAD_INTERVAL;
+        }
+        return d;
     }
 }

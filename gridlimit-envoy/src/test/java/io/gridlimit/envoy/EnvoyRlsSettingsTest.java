@@ -182,6 +182,33 @@ class EnvoyRlsSettingsTest {
     }
 
     @Test
+    void reloadIntervalIsOneSecondByDefaultZeroTurnsItOffAndOtherValuesOutsideTheRangeStopBoot() {
+        Map<String, Object> p = props();
+        p.remove("gridlimit.envoy-rls.reload-interval");
+        try (ApplicationContext c = ApplicationContext.run(p)) {
+            assertThat(c.getBean(EnvoyRlsSettings.class).reloadInterval()).isEqualTo(java.time.Duration.ofSeconds(1));
+            assertThat(c.getBean(EnvoyRlsRules.class).running()).isTrue();
+        }
+        for (String off : List.of("0", "0s", "0ms")) {
+            try (ApplicationContext c = ApplicationContext.run(props("gridlimit.envoy-rls.reload-interval", off))) {
+                assertThat(c.getBean(EnvoyRlsSettings.class).reloadInterval()).isZero();
+                assertThat(c.getBean(EnvoyRlsRules.class).running()).as(off).isFalse();
+            }
+        }
+        try (ApplicationContext c = ApplicationContext.run(props("gridlimit.envoy-rls.reload-interval", "100ms"))) {
+            assertThat(c.getBean(EnvoyRlsSettings.class).reloadInterval()).isEqualTo(java.time.Duration.ofMillis(100));
+        }
+        for (String bad : List.of("99ms", "61s", "2m", "-1s")) {
+            assertThat(bootError(props("gridlimit.envoy-rls.reload-interval", bad))).as(bad)
+                    .contains("gridlimit.envoy-rls.reload-interval: '" + bad + "' is outside [100ms, 1m]; write 0 "
+                            + "to turn reloading off");
+        }
+        assertThat(bootError(props("gridlimit.envoy-rls.reload-interval", "soon")))
+                .contains("gridlimit.envoy-rls.reload-interval: 'soon' is not a duration (write e.g. 100ms, 1s or 1m); "
+                        + "write 0 to turn reloading off");
+    }
+
+    @Test
     void anUnknownNameOrARefusedFileStopsBoot() {
         assertThat(bootError(props("gridlimit.envoy-rls.prot", "8083")))
                 .contains("gridlimit.envoy-rls.prot: unknown property; did you mean gridlimit.envoy-rls.port?");

@@ -129,6 +129,8 @@ class EnvoyOverlayTest {
         assertThat((Object) at(rls, "typed_extension_protocol_options",
                 "envoy.extensions.upstreams.http.v3.HttpProtocolOptions", "explicit_http_config",
                 "http2_protocol_options")).as("gRPC needs HTTP/2").isNotNull();
+        assertThat((String) at(rls, "health_checks", "0", "grpc_health_check", "service_name"))
+                .as("Envoy asks the RLS port's gRPC health (SPEC §12)").isEqualTo("ratelimit");
     }
 
     @Test

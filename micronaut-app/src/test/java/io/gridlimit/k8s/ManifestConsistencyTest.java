@@ -147,7 +147,17 @@ class ManifestConsistencyTest {
             assertThat(secret.getOptional()).as("the Secret is optional").isTrue();
 
             assertHttpProbe(workload, "readiness", container.getReadinessProbe(), "/health/readiness");
-            assertHttpProbe(workload, "liveness", container.getLivenessProbe(), "/health/liveness");
+            Optional<ContainerPort> rls = containerPort(workload, new IntOrString("envoy-rls"));
+            if (rls.isPresent()) {
+                // the Envoy overlay: liveness is the RLS port's gRPC health (SPEC §12), on its port by number
+                Probe live = container.getLivenessProbe();
+                assertThat(live.getHttpGet()).as("%s liveness has one handler", workload.name()).isNull();
+                assertThat(live.getGrpc().getPort()).as("%s gRPC liveness port", workload.name())
+                        .isEqualTo(rls.get().getContainerPort());
+                assertThat(live.getGrpc().getService()).isEqualTo("ratelimit");
+            } else {
+                assertHttpProbe(workload, "liveness", container.getLivenessProbe(), "/health/liveness");
+            }
             assertHttpProbe(workload, "startup", container.getStartupProbe(), "/health/liveness");
             assertThat(workload.template().getMetadata().getAnnotations())
                     .as("%s Prometheus scrape annotations", workload.name())

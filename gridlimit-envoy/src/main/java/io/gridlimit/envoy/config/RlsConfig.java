@@ -23,14 +23,25 @@ public final class RlsConfig {
 
     private final Map<String, RlsDomain> domains;
     private final List<RlsRule> rules;
+    private final String digest;
 
     /**
      * @param domains the domains by name
      * @param rules every rule of every domain, in file and declaration order
+     * @param digest the lower-case hex SHA-256 of the files' names and contents ({@link RlsFiles})
      */
-    public RlsConfig(Map<String, RlsDomain> domains, List<RlsRule> rules) {
+    public RlsConfig(Map<String, RlsDomain> domains, List<RlsRule> rules, String digest) {
         this.domains = Map.copyOf(domains);
         this.rules = List.copyOf(rules);
+        this.digest = java.util.Objects.requireNonNull(digest, "digest");
+    }
+
+    /**
+     * @return the lower-case hex SHA-256 (64 digits) of the names and contents of the files this set was read from,
+     *     as {@link RlsFiles#digest(List)} computes it (docs/SPEC.md §12, "Reload")
+     */
+    public String digest() {
+        return digest;
     }
 
     /** @return the domains by name, unmodifiable */

@@ -4,15 +4,12 @@ import io.gridlimit.envoy.config.RlsDrafts.Draft;
 import io.gridlimit.envoy.config.RlsDrafts.DraftDomain;
 import io.gridlimit.envoy.config.RlsDrafts.Pending;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /**
  * Reads envoyproxy/ratelimit's configuration files unchanged (its README, "The configuration format") and maps
@@ -60,6 +57,7 @@ public final class RlsConfigReader {
     private final List<String> errors = new ArrayList<>();
     private final Map<String, DraftDomain> drafts = new LinkedHashMap<>();
     private final List<Pending> pending = new ArrayList<>();
+    private final RlsFiles.Digest digest = new RlsFiles.Digest();
     private final RlsFields fields = new RlsFields(errors);
     private final RlsDescriptorReader descriptors = new RlsDescriptorReader(fields, errors,
             new RlsRuleReader(fields, errors, pending));
@@ -76,54 +74,24 @@ public final class RlsConfigReader {
     }
 
     /**
-     * Reads each configured path in order: a blank entry is refused (never the working directory), a directory
-     * stands for its {@code *.yaml} and {@code *.yml} files (any case, not starting with {@code .}, in name order;
-     * a directory with none is refused), anything else must be a regular file (docs/SPEC.md §12, "Settings"). Then
-     * the checks across rules run, and the domains are built when nothing was refused.
+     * Reads each file the configured paths stand for ({@link RlsFiles#resolve}, docs/SPEC.md §12, "Settings"), once
+     * each, digesting the bytes it parses ({@link RlsConfig#digest()}). Then the checks across rules run, and the
+     * domains are built when nothing was refused.
      *
      * @param paths the configured paths, possibly empty (refused)
      * @return the configuration, never null
      * @throws RlsConfigException naming every problem, in the order found, joined with {@code ; }
      */
     private RlsConfig readAll(List<String> paths) {
-        if (paths.isEmpty()) {
-            errors.add(PROPERTY + ": is empty; list the envoyproxy/ratelimit YAML files (or directories of them) "
-                    + "to serve");
-        }
-        for (int i = 0; i < paths.size(); i++) {
-            String where = PROPERTY + "[" + i + "]";
-            if (paths.get(i).isBlank()) {
-                // Path.of("") is the working directory: never read it by accident
-                errors.add(where + ": is empty; write a file or directory path");
-                continue;
-            }
-            Path path = Path.of(paths.get(i).trim());
-            if (Files.isDirectory(path)) {
-                List<Path> files;
-                try (Stream<Path> list = Files.list(path)) {
-                    files = list.filter(p -> !p.getFileName().toString().startsWith("."))
-                            .filter(p -> p.getFileName().toString().matches("(?i).*\\.ya?ml"))
-                            .filter(Files::isRegularFile).sorted().toList();
-                } catch (IOException e) {
-                    errors.add(where + ": cannot list directory '" + path + "': " + e.getMessage());
-                    continue;
-                }
-                if (files.isEmpty()) {
-                    errors.add(where + ": directory '" + path + "' holds no .yaml or .yml file");
-                }
-                files.forEach(this::readFile);
-            } else if (Files.isRegularFile(path)) {
-                readFile(path);
-            } else {
-                errors.add(where + ": '" + paths.get(i) + "' is neither a file nor a directory");
-            }
+        for (Path file : RlsFiles.resolve(paths, errors)) {
+            readFile(file);
         }
         RlsReplaces.check(drafts, errors);
         Map<Pending, RlsRule> named = RlsDomainBuilder.names(pending, errors);
         if (!errors.isEmpty()) {
             throw new RlsConfigException("Invalid GridLimit configuration: " + String.join("; ", errors));
         }
-        return RlsDomainBuilder.config(drafts.values(), named);
+        return RlsDomainBuilder.config(drafts.values(), named, digest.hex());
     }
 
     /**
@@ -135,7 +103,9 @@ public final class RlsConfigReader {
      */
     private void readFile(Path file) {
         String where = file.toString();
-        List<Object> documents = RlsYaml.documents(file, errors);
+        byte[] bytes = RlsFiles.bytes(file, errors);
+        digest.add(where, bytes);
+        List<Object> documents = bytes == null ? null : RlsYaml.documents(file, bytes, errors);
         if (documents == null) {
             return;
         }

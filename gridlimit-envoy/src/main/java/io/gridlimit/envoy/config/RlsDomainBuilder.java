@@ -78,15 +78,16 @@ final class RlsDomainBuilder {
      *
      * @param drafts every domain read, in file order
      * @param named the named rules ({@link #names}), one for each pending rule of {@code drafts}
+     * @param digest the digest of the files read ({@link RlsFiles})
      * @return the configuration: the domains by name, and every rule in file and declaration order (depth first)
      */
-    static RlsConfig config(Collection<DraftDomain> drafts, Map<Pending, RlsRule> named) {
+    static RlsConfig config(Collection<DraftDomain> drafts, Map<Pending, RlsRule> named, String digest) {
         Map<String, RlsDomain> domains = new LinkedHashMap<>();
         List<RlsRule> rules = new ArrayList<>();
         for (DraftDomain d : drafts) {
             domains.put(d.name(), new RlsDomain(d.name(), d.file(), build(d.descriptors(), named, rules)));
         }
-        return new RlsConfig(domains, rules);
+        return new RlsConfig(domains, rules, digest);
     }
 
     /**

@@ -13,10 +13,12 @@ import org.yaml.snakeyaml.nodes.Tag;
 import org.yaml.snakeyaml.representer.Representer;
 import org.yaml.snakeyaml.resolver.Resolver;
 
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,15 +42,18 @@ final class RlsYaml {
      * Reads every YAML document of one file, UTF-8, leaving out the empty ones (an empty or comment-only file has
      * none).
      *
-     * @param file the file to read, as listed or found in a listed directory
-     * @param errors where a file that cannot be read ({@code <file>: cannot be read: …}) or is not valid YAML
+     * @param file the file, as listed or found in a listed directory (messages name it)
+     * @param bytes its contents, read once ({@link RlsFiles#bytes})
+     * @param errors where a file that is not UTF-8 ({@code <file>: cannot be read: …}) or is not valid YAML
      *               ({@code <file>: is not valid YAML: …}, on one line) is recorded
      * @return the non-empty documents in file order, possibly none; null when an error was recorded
      */
-    static @Nullable List<Object> documents(Path file, List<String> errors) {
+    static @Nullable List<Object> documents(Path file, byte[] bytes, List<String> errors) {
         String where = file.toString();
         List<Object> documents = new ArrayList<>();
-        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        // a reporting decoder, as Files.newBufferedReader uses: bytes that are not UTF-8 are refused, never replaced
+        try (Reader in = new BufferedReader(new InputStreamReader(new ByteArrayInputStream(bytes),
+                StandardCharsets.UTF_8.newDecoder()))) {
             for (Object doc : yaml().loadAll(in)) {
                 if (doc != null && !(doc instanceof String s && s.isEmpty())) {
                     documents.add(doc);
