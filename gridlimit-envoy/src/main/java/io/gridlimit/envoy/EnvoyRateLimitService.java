@@ -13,6 +13,7 @@ import io.gridlimit.micronaut.decide.Decider;
 import io.gridlimit.micronaut.decide.Decisions;
 import io.gridlimit.micronaut.decide.Door;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
+import io.gridlimit.time.TimeSource;
 import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.ServerServiceDefinition;
@@ -44,7 +45,8 @@ import java.util.concurrent.TimeUnit;
  * without a write, SPEC §3) and answered OVER_LIMIT when nothing remains. An unknown domain answers OK for every
  * descriptor and is counted ({@value #UNKNOWN_DOMAINS}).
  *
- * <p><b>Decisions.</b> Every descriptor that selects a limited rule ({@link RlsConfig#lookup}, after
+ * <p><b>Decisions.</b> A descriptor that selects a block list ({@code requests_per_unit: 0}) is over its limit,
+ * decided here without the grid. Every descriptor that selects a limited rule ({@link RlsConfig#lookup}, after
  * {@code replaces}) is decided at once, each as one grid decision of its policy under
  * {@link RlsConfig#gridKey}, through the door-neutral {@link Decider} ({@link Door#ENVOY}: a reservation). The
  * request is OVER_LIMIT when a descriptor not in shadow mode denies. All-or-nothing: every admission of a request
@@ -88,6 +90,7 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
     private final RlsAnswers answers;
     private final long gridTimeoutNanos;
     private final Counter unknownDomains;
+    private final TimeSource clock;
 
     /**
      * @param settings the checked {@code gridlimit.envoy-rls.*} settings and rules
@@ -95,11 +98,12 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
      * @param decider decides the descriptors (the door-neutral pipeline)
      * @param metrics GridLimit's meters
      * @param json writes problem bodies
+     * @param clock the replica's time source (the grid's, SPEC §2), which block lists read for their reset
      */
     @Inject
     public EnvoyRateLimitService(EnvoyRlsSettings settings, GridLimitConfig config, Decider decider,
-                                 GridLimitMetrics metrics, JsonMapper json) {
-        this(settings.rules(), config, decider, metrics, json);
+                                 GridLimitMetrics metrics, JsonMapper json, TimeSource clock) {
+        this(settings.rules(), config, decider, metrics, json, clock);
     }
 
     /**
@@ -108,10 +112,12 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
      * @param decider decides the descriptors
      * @param metrics GridLimit's meters
      * @param json writes problem bodies
+     * @param clock the replica's time source, which block lists read for their reset
      */
     public EnvoyRateLimitService(RlsConfig rules, GridLimitConfig config, Decider decider, GridLimitMetrics metrics,
-                                 JsonMapper json) {
+                                 JsonMapper json, TimeSource clock) {
         this.rules = rules;
+        this.clock = clock;
         this.decider = decider;
         this.answers = new RlsAnswers(config.headers(), metrics, json);
         this.gridTimeoutNanos = config.gridTimeout().toNanos();
@@ -177,6 +183,10 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                 long cost = RlsRequests.cost(request, d);
                 RlsOutcome.Check check = new RlsOutcome.Check(i, rule, RlsRequests.gridKey(d), cost == 0 ? 1 : cost,
                         cost == 0);
+                if (rule.blocked()) {
+                    outcomes[i] = RlsOutcome.blocked(check, clock.nowNanos()); // no grid call, nothing stored
+                    continue;
+                }
                 int index = i;
                 decided.add(decisions.decide(new Ask(rule.policy(), check.key(), check.asked()))
                         .thenApply(a -> outcomes[index] = RlsOutcome.of(check, a, decider.failureMode())));

@@ -185,9 +185,9 @@ class EnvoyRlsSettingsTest {
     void anUnknownNameOrARefusedFileStopsBoot() {
         assertThat(bootError(props("gridlimit.envoy-rls.prot", "8083")))
                 .contains("gridlimit.envoy-rls.prot: unknown property; did you mean gridlimit.envoy-rls.port?");
-        assertThat(bootError(props("gridlimit.envoy-rls.config-files", List.of(Rls.file("example3.yaml")))))
-                .contains("domain 'edge_proxy_per_ip', descriptor remote_address=50.0.0.5 (descriptors[1]): "
-                        + "rate_limit.requests_per_unit: '0' is outside [1, 4294967295]");
+        assertThat(bootError(props("gridlimit.envoy-rls.config-files", List.of(Rls.file("refused.yaml")))))
+                .contains("domain 'refused', descriptor k (descriptors[0]): rate_limit.unit: 'fortnight' is not a "
+                        + "unit (second, minute, hour, day, week, month or year)");
         Map<String, Object> none = props();
         none.remove("gridlimit.envoy-rls.config-files");
         assertThat(bootError(none)).contains("gridlimit.envoy-rls.config-files: is empty");

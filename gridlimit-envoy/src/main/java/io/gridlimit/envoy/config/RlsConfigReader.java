@@ -28,7 +28,8 @@ import java.util.stream.Stream;
  *       {@code rate_limit}, {@code descriptors}, {@code shadow_mode}. No two descriptors of one level share key
  *       and value.</li>
  *   <li>{@code rate_limit}: {@code unit} (second, minute, hour, day, week, month, year; any case) and
- *       {@code requests_per_unit} (an integer in [1, 2^32 - 1]: 0 is outside SPEC §1), or {@code unlimited: true}
+ *       {@code requests_per_unit} (an integer in [0, 2^32 - 1]: 0 is a block list, decided without the grid, as
+ *       SPEC §1 has no limit 0), or {@code unlimited: true}
  *       alone; optional {@code name} and {@code replaces: [{name: …}]} (a name some rule of the domain has, not its
  *       own); optional extension {@code gridlimit: {algorithm: …, capacity: …}}: any GridLimit algorithm but
  *       {@code calendar} (a unit is a fixed length) instead of the default fixed window, and for a token bucket

@@ -104,7 +104,7 @@ final class RlsDescriptorReader {
             boolean shadow = Boolean.TRUE.equals(fields.bool(here, "shadow_mode", d.get("shadow_mode")));
             Object rule = null;
             if (d.get("rate_limit") != null) {
-                rule = rules.rule(here, domain, path, d.get("rate_limit"), shadow);
+                rule = rules.rule(here, domain, path, d.get("rate_limit"), shadow, false);
             } else if (shadow) {
                 errors.add(here + ": shadow_mode: true without a rate_limit has nothing to shadow");
             }

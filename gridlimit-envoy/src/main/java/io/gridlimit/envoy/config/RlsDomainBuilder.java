@@ -38,7 +38,8 @@ final class RlsDomainBuilder {
      * that is a valid policy name and no other rule has it; otherwise its valid characters (others as {@code -}),
      * at most 55 of them, then {@code -} and 8 hex digits of the SHA-256 of the domain and path. Configured
      * policies ({@code gridlimit.policies}) cannot contain {@code .}, so these never meet them (docs/SPEC.md §12,
-     * "Mapping onto policies"). Each policy has the rule's one band, renamed to the policy's name.
+     * "Mapping onto policies"). Each policy has the rule's one band, renamed to the policy's name; a block list
+     * ({@code requests_per_unit: 0}) is named the same way but has no policy.
      *
      * @param pending the limited rules read, in declaration order
      * @param errors the reader's error list, which a name two rules end up with is added to
@@ -66,9 +67,10 @@ final class RlsDomainBuilder {
                         + ": its policy name '" + name + "' is taken by another rule; rename a key or value");
                 continue;
             }
-            Policy policy = Policy.builder(name).single(p.band().withName(name)).build();
-            rules.put(p, new RlsRule(p.domain(), display(p.path()), policy, p.unit(), p.requestsPerUnit(), false,
-                    p.shadow(), p.name(), p.replaces()));
+            Policy policy = p.band() == null ? null : Policy.builder(name).single(p.band().withName(name)).build();
+            rules.put(p, new RlsRule(p.domain(), display(p.path()), policy, name, p.unit(), p.requestsPerUnit(),
+                    policy == null ? RlsRule.Kind.BLOCKED : RlsRule.Kind.LIMITED, p.shadow(), p.quotaMode(), p.name(),
+                    p.replaces()));
         }
         return rules;
     }

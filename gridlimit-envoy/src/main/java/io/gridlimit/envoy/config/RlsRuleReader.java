@@ -43,8 +43,8 @@ final class RlsRuleReader {
 
     /**
      * Reads one {@code rate_limit} block (docs/SPEC.md §12, "Configuration, read unchanged" and "Mapping onto
-     * policies"): {@code unit} and {@code requests_per_unit} in [1, {@value RlsConfigReader#MAX_REQUESTS_PER_UNIT}]
-     * (0 is outside §1), or {@code unlimited: true} alone; optional {@code name} (empty is none) and
+     * policies"): {@code unit} and {@code requests_per_unit} in [0, {@value RlsConfigReader#MAX_REQUESTS_PER_UNIT}]
+     * (0 is a block list: a rule without a policy, decided without the grid), or {@code unlimited: true} alone; optional {@code name} (empty is none) and
      * {@code replaces}; optional {@code gridlimit: {algorithm, capacity}}, any §3 algorithm but {@code calendar}
      * (default the fixed window), {@code capacity} for {@code token-bucket} and {@code gcra} only (default
      * {@code requests_per_unit}). The band spans one unit ({@link RlsUnit#length()}); a limited rule is added to
@@ -55,10 +55,13 @@ final class RlsRuleReader {
      * @param path the descriptor's path, from the top level down (copied)
      * @param block the parsed {@code rate_limit} value, not null
      * @param shadow the descriptor's {@code shadow_mode}
-     * @return an unlimited {@link RlsRule}, a {@link Pending} limited rule (named later), or null when refused
+     * @param quotaMode the descriptor's {@code quota_mode}
+     * @return an unlimited {@link RlsRule}, a {@link Pending} limited or block-list rule (named later), or null when
+     *         refused
      *         (then every problem of the block is recorded)
      */
-    @Nullable Object rule(String here, String domain, List<Segment> path, Object block, boolean shadow) {
+    @Nullable Object rule(String here, String domain, List<Segment> path, Object block, boolean shadow,
+                          boolean quotaMode) {
         if (fields.yamlNull(here, "rate_limit", block)) {
             return null;
         }
@@ -80,7 +83,8 @@ final class RlsRuleReader {
                 }
             }
             return errors.size() > before ? null
-                    : new RlsRule(domain, display(path), null, null, 0, true, shadow, name, replaces);
+                    : new RlsRule(domain, display(path), null, null, null, 0, RlsRule.Kind.UNLIMITED, shadow,
+                    quotaMode, name, replaces);
         }
         String unitText = fields.scalar(here, "rate_limit.unit", r.get("unit"));
         RlsUnit unit = unitText == null ? null : RlsUnit.parse(unitText);
@@ -91,11 +95,13 @@ final class RlsRuleReader {
         Long rpu = fields.integer(here, "rate_limit.requests_per_unit", r.get("requests_per_unit"));
         if (rpu == null && !r.containsKey("requests_per_unit")) {
             errors.add(here + ": rate_limit.requests_per_unit is missing");
-        } else if (rpu != null && (rpu < 1 || rpu > MAX_REQUESTS_PER_UNIT)) {
+        } else if (rpu != null && rpu > MAX_REQUESTS_PER_UNIT) {
             errors.add(here + ": rate_limit.requests_per_unit: '" + String.valueOf(r.get("requests_per_unit")).trim()
-                    + "' is outside [1, "
-                    + MAX_REQUESTS_PER_UNIT + "]" + (rpu == 0 ? " (SPEC §1: a limit is at least 1; to refuse "
-                    + "every request of this descriptor, deny it in Envoy, e.g. with an RBAC filter)" : ""));
+                    + "' is outside [0, " + MAX_REQUESTS_PER_UNIT + "]");
+            rpu = null;
+        } else if (rpu != null && rpu == 0 && r.containsKey("gridlimit")) {
+            errors.add(here + ": rate_limit.gridlimit: a block list (requests_per_unit: 0) is decided without an "
+                    + "algorithm; remove the extension");
             rpu = null;
         }
         Algorithm algorithm = Algorithm.FIXED_WINDOW;
@@ -138,6 +144,12 @@ final class RlsRuleReader {
         if (errors.size() > before || unit == null || rpu == null) {
             return null;
         }
+        if (rpu == 0) {
+            // a block list: no policy (SPEC §1), named with the others so meters and problems can name it
+            Pending p = new Pending(domain, List.copyOf(path), null, unit, 0, shadow, quotaMode, name, replaces);
+            pending.add(p);
+            return p;
+        }
         String placeholder = "x";
         Band band;
         try {
@@ -149,7 +161,7 @@ final class RlsRuleReader {
             errors.add(here + ": rate_limit: " + x.getMessage());
             return null;
         }
-        Pending p = new Pending(domain, List.copyOf(path), band, unit, rpu, shadow, name, replaces);
+        Pending p = new Pending(domain, List.copyOf(path), band, unit, rpu, shadow, quotaMode, name, replaces);
         pending.add(p);
         return p; // the rule is built once every policy name is known (RlsDomainBuilder.names)
     }

@@ -96,13 +96,29 @@ class RlsConfigReaderTest {
     }
 
     @Test
-    void example3sRequestsPerUnitZeroStopsBootNamingFileDomainAndDescriptor() {
-        String f = example("example3.yaml").toString();
-        assertThatThrownBy(() -> read(f)).isInstanceOf(RlsConfigException.class)
-                .hasMessage("Invalid GridLimit configuration: " + f + ": domain 'edge_proxy_per_ip', descriptor "
-                        + "remote_address=50.0.0.5 (descriptors[1]): rate_limit.requests_per_unit: '0' is outside "
-                        + "[1, 4294967295] (SPEC §1: a limit is at least 1; to refuse every request of this "
-                        + "descriptor, deny it in Envoy, e.g. with an RBAC filter)");
+    void example3sRequestsPerUnitZeroIsABlockListWithoutAPolicy() throws IOException {
+        RlsConfig c = read(example("example3.yaml").toString());
+        RlsRule block = c.rules().get(1);
+        assertThat(block.kind()).isEqualTo(RlsRule.Kind.BLOCKED);
+        assertThat(block.blocked()).isTrue();
+        assertThat(block.path()).isEqualTo("remote_address=50.0.0.5");
+        assertThat(block.policy()).isNull();
+        assertThat(block.policyName()).isEqualTo("edge_proxy_per_ip.remote_address_50.0.0.5");
+        assertThat(block.unit()).isEqualTo(RlsUnit.SECOND);
+        assertThat(block.requestsPerUnit()).isZero();
+        assertThat(block.quota()).isZero();
+        // only the 10 per second is a policy (SPEC §1: a limit is at least 1)
+        assertThat(c.policies()).extracting(p -> p.name()).containsExactly("edge_proxy_per_ip.remote_address");
+        RlsDomain d = c.domains().get("edge_proxy_per_ip");
+        assertThat(c.lookup(d, List.of("remote_address"), List.of("50.0.0.5"))).isSameAs(block);
+        // a block list has no algorithm to choose
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    rate_limit: {unit: second, requests_per_unit: 0, gridlimit: {algorithm: gcra}}
+                """)).endsWith("domain 'd', descriptor k (descriptors[0]): rate_limit.gridlimit: a block list "
+                        + "(requests_per_unit: 0) is decided without an algorithm; remove the extension");
     }
 
     @Test
@@ -230,7 +246,7 @@ class RlsConfigReaderTest {
                 descriptors:
                   - key: k
                     rate_limit: {unit: second, requests_per_unit: 4294967296}
-                """)).contains("rate_limit.requests_per_unit: '4294967296' is outside [1, 4294967295]");
+                """)).contains("rate_limit.requests_per_unit: '4294967296' is outside [0, 4294967295]");
         assertThat(refusal("""
                 domain: d
                 descriptors:
@@ -439,7 +455,7 @@ class RlsConfigReaderTest {
                     rate_limit: {unit: DaY, requests_per_unit: 2,
                                  gridlimit: {algorithm: gcra, capacity: 123456789012345678901234}}
                 """)).contains("descriptor k (descriptors[0]): rate_limit.requests_per_unit: '1000000000000001' is "
-                        + "outside [1, 4294967295]")
+                        + "outside [0, 4294967295]")
                 .contains("descriptor j (descriptors[1]): rate_limit.gridlimit.capacity: '123456789012345678901234' is "
                         + "outside [1, 4294967295]");
     }

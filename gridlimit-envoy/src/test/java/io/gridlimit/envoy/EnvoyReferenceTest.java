@@ -1,0 +1,117 @@
+package io.gridlimit.envoy;
+
+import com.hazelcast.core.DistributedObject;
+import com.hazelcast.core.HazelcastInstance;
+import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
+import io.gridlimit.time.ManualTimeSource;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.gridlimit.envoy.Rls.d;
+import static io.gridlimit.envoy.Rls.headers;
+import static io.gridlimit.envoy.Rls.statuses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The envoyproxy/ratelimit features GridLimit loads as the reference does (docs/SPEC.md §12), over gRPC to Envoy's
+ * own generated stubs with exact answers: block lists, wildcards and {@code share_threshold}, and the rest of issue
+ * 23's items. The configurations are in src/test/resources/reference, written after the reference's own test
+ * material (test/config/*.yaml, examples/ratelimit/config). One embedded member on a manual clock; every test starts
+ * at a fresh UTC midnight.
+ */
+class EnvoyReferenceTest {
+    static final long DAY_NANOS = Duration.ofDays(1).toNanos();
+    static Rls rls;
+    static ManualTimeSource clock;
+
+    static String reference(String name) {
+        return Path.of("src/test/resources/reference", name).toAbsolutePath().toString();
+    }
+
+    @BeforeAll
+    static void start() {
+        rls = Rls.start(Rls.properties("envoy-reference", reference("blocklist.yaml")));
+        clock = rls.context.getBean(ManualTimeSource.class);
+    }
+
+    @AfterAll
+    static void stop() {
+        rls.close();
+    }
+
+    @BeforeEach
+    void nextMidnight() {
+        clock.setNanos((clock.peekNanos() / DAY_NANOS + 1) * DAY_NANOS);
+    }
+
+    private List<String> sequence(int times, String domain, RateLimitDescriptor... descriptors) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < times; i++) {
+            RateLimitResponse r = rls.call(domain, descriptors);
+            out.add(r.getOverallCode() + " " + statuses(r));
+        }
+        return out;
+    }
+
+    private double decisions(String policy, String outcome) {
+        var c = rls.context.getBean(MeterRegistry.class).find("gridlimit.decisions").tag("policy", policy)
+                .tag("outcome", outcome).tag("source", "envoy").counter();
+        return c == null ? 0 : c.count();
+    }
+
+    @Test
+    void aBlockListIsOverLimitWithoutTheGridAndResetsWithItsUnit() {
+        clock.advance(Duration.ofMillis(250));
+        RateLimitDescriptor blocked = d("remote_address", "50.0.0.5");
+        RateLimitResponse r = rls.call("blocklist", blocked);
+        assertThat(r.getOverallCode()).isEqualTo(RateLimitResponse.Code.OVER_LIMIT);
+        assertThat(statuses(r)).containsExactly("OVER_LIMIT 0/0 per SECOND");
+        // the reference's reset: what is left of the unit's window aligned to epoch 0 (here to the nanosecond)
+        assertThat(r.getStatuses(0).getDurationUntilReset().getSeconds()).isZero();
+        assertThat(r.getStatuses(0).getDurationUntilReset().getNanos()).isEqualTo(750_000_000);
+        // no policy: no RateLimit fields, no Retry-After (it never passes), the problem names the rule
+        assertThat(headers(r)).containsExactly(java.util.Map.entry("content-type", "application/problem+json"));
+        assertThat(r.getRawBody().toStringUtf8()).isEqualTo("{\"type\":"
+                + "\"https://iana.org/assignments/http-problem-types#quota-exceeded\",\"title\":\"Request cannot be "
+                + "satisfied as assigned quota has been exceeded\",\"status\":429,\"detail\":\"Rule "
+                + "'blocklist.remote_address_50.0.0.5' (requests_per_unit: 0) refuses every request.\","
+                + "\"violated-policies\":[\"blocklist.remote_address_50.0.0.5\"]}");
+        // whatever the cost: a peek and a large cost too
+        assertThat(sequence(1, "blocklist", d(0, "remote_address", "50.0.0.5"))).containsExactly(
+                "OVER_LIMIT [OVER_LIMIT 0/0 per SECOND]");
+        assertThat(statuses(rls.call("blocklist", 7, blocked))).containsExactly("OVER_LIMIT 0/0 per SECOND");
+        // other addresses take the 10 per second; with a blocked descriptor the request is OVER_LIMIT whole
+        assertThat(sequence(1, "blocklist", d("remote_address", "1.2.3.4"))).containsExactly(
+                "OK [OK 9/10 per SECOND]");
+        assertThat(sequence(1, "blocklist", blocked, d("remote_address", "1.2.3.5"))).containsExactly(
+                "OVER_LIMIT [OVER_LIMIT 0/0 per SECOND, OK 9/10 per SECOND]");
+        clock.advance(Duration.ofSeconds(3));
+        assertThat(sequence(1, "blocklist", blocked)).containsExactly("OVER_LIMIT [OVER_LIMIT 0/0 per SECOND]");
+        // counted under the name its policy would have; the peek is not counted
+        assertThat(decisions("blocklist.remote_address_50.0.0.5", "denied")).isEqualTo(4.0);
+        // nothing was stored for it: its map was never created
+        HazelcastInstance hz = rls.context.getBean(HazelcastInstance.class);
+        assertThat(hz.getDistributedObjects()).extracting(DistributedObject::getName)
+                .doesNotContain("gridlimit.blocklist.remote_address_50.0.0.5");
+    }
+
+    @Test
+    void aBlockListInShadowModeIsAnsweredOkAndCountedShadowDenied() {
+        clock.advance(Duration.ofMinutes(59));
+        RateLimitResponse r = rls.call("blocklist", d("remote_address", "50.0.0.6"));
+        assertThat(r.getOverallCode()).isEqualTo(RateLimitResponse.Code.OK);
+        assertThat(statuses(r)).containsExactly("OK 0/0 per HOUR");
+        assertThat(r.getStatuses(0).getDurationUntilReset().getSeconds()).isEqualTo(60);
+        assertThat(r.getResponseHeadersToAddList()).isEmpty();
+        assertThat(decisions("blocklist.remote_address_50.0.0.6", "shadow_denied")).isEqualTo(1.0);
+    }
+}
