@@ -6,6 +6,7 @@ import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
 import io.gridlimit.envoy.config.RlsConfig;
 import io.gridlimit.envoy.config.RlsDomain;
+import io.gridlimit.envoy.config.RlsMatch;
 import io.gridlimit.envoy.config.RlsRule;
 import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.micronaut.decide.Ask;
@@ -172,16 +173,18 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
         if (call.isCancelled()) {
             return; // the client has gone: nothing is decided
         }
-        RlsRule[] matched = RlsRequests.match(rules, domain, request);
+        RlsMatch[] found = RlsRequests.match(rules, domain, request);
+        RlsRule[] matched = new RlsRule[n];
         Decisions decisions = decider.begin(Door.ENVOY, Math.max(1, budgetNanos), null, null); // decider's timer
         List<CompletableFuture<RlsOutcome>> decided = new ArrayList<>();
         RlsOutcome[] outcomes = new RlsOutcome[n];
         for (int i = 0; i < n; i++) {
-            RlsRule rule = matched[i];
+            RlsRule rule = found[i] == null ? null : found[i].rule();
+            matched[i] = rule;
             if (rule != null && !rule.unlimited()) {
                 RateLimitDescriptor d = request.getDescriptors(i);
                 long cost = RlsRequests.cost(request, d);
-                RlsOutcome.Check check = new RlsOutcome.Check(i, rule, RlsRequests.gridKey(d), cost == 0 ? 1 : cost,
+                RlsOutcome.Check check = new RlsOutcome.Check(i, rule, found[i].gridKey(), cost == 0 ? 1 : cost,
                         cost == 0);
                 if (rule.blocked()) {
                     outcomes[i] = RlsOutcome.blocked(check, clock.nowNanos()); // no grid call, nothing stored

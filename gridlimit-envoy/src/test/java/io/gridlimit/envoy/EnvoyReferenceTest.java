@@ -39,7 +39,8 @@ class EnvoyReferenceTest {
 
     @BeforeAll
     static void start() {
-        rls = Rls.start(Rls.properties("envoy-reference", reference("blocklist.yaml")));
+        rls = Rls.start(Rls.properties("envoy-reference", reference("blocklist.yaml"),
+                reference("wildcard.yaml"), reference("share_threshold.yaml")));
         clock = rls.context.getBean(ManualTimeSource.class);
     }
 
@@ -113,5 +114,46 @@ class EnvoyReferenceTest {
         assertThat(r.getStatuses(0).getDurationUntilReset().getSeconds()).isEqualTo(60);
         assertThat(r.getResponseHeadersToAddList()).isEmpty();
         assertThat(decisions("blocklist.remote_address_50.0.0.6", "shadow_denied")).isEqualTo(1.0);
+    }
+
+    @Test
+    void eachValueAWildcardMatchesHasItsOwnCounterUnlessShared() {
+        // no share_threshold: foo1 and foo2 under foo* count on their own keys (20 per minute each)
+        assertThat(sequence(2, "wildcard", d("wild", "foo1"))).containsExactly("OK [OK 19/20 per MINUTE]",
+                "OK [OK 18/20 per MINUTE]");
+        assertThat(sequence(1, "wildcard", d("wild", "foo2"))).containsExactly("OK [OK 19/20 per MINUTE]");
+        assertThat(sequence(1, "wildcard", d("wild", "bar"))).containsExactly("OK [OK 0]");
+        assertThat(sequence(1, "wildcard", d("nestedWild", "val1", "wild", "goo7")))
+                .containsExactly("OK [OK 19/20 per MINUTE]");
+        // share_threshold: every value files/* matches takes the one quota of 3 per minute
+        assertThat(sequence(1, "share_threshold", d("files", "files/a.pdf"))).containsExactly(
+                "OK [OK 2/3 per MINUTE]");
+        assertThat(sequence(1, "share_threshold", d("files", "files/b.csv"))).containsExactly(
+                "OK [OK 1/3 per MINUTE]");
+        assertThat(sequence(2, "share_threshold", d("files", "files/c.txt"))).containsExactly(
+                "OK [OK 0/3 per MINUTE]", "OVER_LIMIT [OVER_LIMIT 0/3 per MINUTE]");
+        clock.advance(Duration.ofMinutes(1));
+        assertThat(sequence(1, "share_threshold", d("files", "files/d"))).containsExactly("OK [OK 2/3 per MINUTE]");
+    }
+
+    @Test
+    void sharedLevelsShareAndTheExactValueWinsOnItsOwnCounter() {
+        // both levels shared: 2 per minute across every (top/*, nested/*) pair
+        assertThat(sequence(1, "share_threshold", d("files", "top/a", "files", "nested/x"))).containsExactly(
+                "OK [OK 1/2 per MINUTE]");
+        assertThat(sequence(2, "share_threshold", d("files", "top/b", "files", "nested/y"))).containsExactly(
+                "OK [OK 0/2 per MINUTE]", "OVER_LIMIT [OVER_LIMIT 0/2 per MINUTE]");
+        // the parent shares, the child counts each value
+        assertThat(sequence(1, "share_threshold", d("path", "path/a", "file", "file/1", "type", "pdf")))
+                .containsExactly("OK [OK 1/2 per MINUTE]");
+        assertThat(sequence(1, "share_threshold", d("path", "path/b", "file", "file/1", "type", "pdf")))
+                .containsExactly("OK [OK 0/2 per MINUTE]");
+        assertThat(sequence(1, "share_threshold", d("path", "path/c", "file", "file/2", "type", "pdf")))
+                .containsExactly("OK [OK 1/2 per MINUTE]");
+        // test1 is exact (50, its own); test2 and test3 share test* (100)
+        assertThat(sequence(1, "share_threshold", d("file", "test1"))).containsExactly("OK [OK 49/50 per MINUTE]");
+        assertThat(sequence(1, "share_threshold", d("file", "test2"))).containsExactly("OK [OK 99/100 per MINUTE]");
+        assertThat(sequence(1, "share_threshold", d("file", "test3"))).containsExactly("OK [OK 98/100 per MINUTE]");
+        assertThat(sequence(1, "share_threshold", d("file", "test1"))).containsExactly("OK [OK 48/50 per MINUTE]");
     }
 }

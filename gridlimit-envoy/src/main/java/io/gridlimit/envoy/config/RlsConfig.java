@@ -14,8 +14,8 @@ import java.util.Map;
 /**
  * The domains read from {@code gridlimit.envoy-rls.config-files} ({@link RlsConfigReader}), and the lookup of a
  * request's descriptor in them, as envoyproxy/ratelimit matches (docs/SPEC.md §12): level by level, the entry's
- * {@code (key, value)} first, then its key alone; a rule applies only when the descriptor's last entry reaches a
- * descriptor that has one (as many entries as nesting levels). Immutable and thread-safe.
+ * {@code (key, value)} first, then the level's wildcards of the key, then its key alone; a rule applies only when
+ * the descriptor's last entry reaches a descriptor that has one (as many entries as nesting levels). Immutable and thread-safe.
  */
 public final class RlsConfig {
     /** Prefix of every grid key of an Envoy rule, before the SHA-256 of the descriptor's entries. */
@@ -55,7 +55,7 @@ public final class RlsConfig {
     }
 
     /**
-     * Finds the rule of one descriptor.
+     * Finds the rule of one descriptor ({@link #match}).
      *
      * @param domain the domain (must be known: see {@link #domains()})
      * @param keys the descriptor's entry keys, in order, at least one
@@ -63,19 +63,54 @@ public final class RlsConfig {
      * @return the rule the descriptor selects, or null when it selects none (no limit applies)
      */
     public @Nullable RlsRule lookup(RlsDomain domain, List<String> keys, List<String> values) {
+        RlsMatch m = match(domain, keys, values);
+        return m == null ? null : m.rule();
+    }
+
+    /**
+     * Finds the rule of one descriptor as envoyproxy/ratelimit does (docs/SPEC.md §12, "Matching"): at each level
+     * the entry's {@code (key, value)}, else the first of the level's wildcards of that key (declaration order) that
+     * matches the value, else the key alone; the rule is the one of the descriptor the last entry reaches. An entry
+     * matched through a {@code share_threshold} wildcard puts the pattern in place of its value in the grid key.
+     *
+     * @param domain the domain (must be known: see {@link #domains()})
+     * @param keys the descriptor's entry keys, in order, at least one
+     * @param values the descriptor's entry values, same length
+     * @return the rule and the entries of its grid key, or null when it selects none (no limit applies)
+     */
+    public @Nullable RlsMatch match(RlsDomain domain, List<String> keys, List<String> values) {
         Map<String, RlsNode> level = domain.descriptors();
+        List<RlsNode> wildcards = domain.wildcards();
+        List<String> keyValues = values;
         for (int i = 0; i < keys.size(); i++) {
-            RlsNode node = level.get(RlsNode.id(keys.get(i), values.get(i)));
+            String key = keys.get(i);
+            String value = values.get(i);
+            RlsNode node = level.get(RlsNode.id(key, value));
             if (node == null) {
-                node = level.get(RlsNode.id(keys.get(i), null));
+                for (RlsNode w : wildcards) {
+                    if (w.key().equals(key) && w.wildcard().matches(value)) {
+                        node = w;
+                        if (w.share()) {
+                            if (keyValues == values) {
+                                keyValues = new ArrayList<>(values);
+                            }
+                            keyValues.set(i, w.value()); // one counter for every value it matches
+                        }
+                        break;
+                    }
+                }
+            }
+            if (node == null) {
+                node = level.get(RlsNode.id(key, null));
             }
             if (node == null) {
                 return null;
             }
             if (i == keys.size() - 1) {
-                return node.rule();
+                return node.rule() == null ? null : new RlsMatch(node.rule(), keys, keyValues);
             }
             level = node.children();
+            wildcards = node.wildcards();
         }
         return null;
     }

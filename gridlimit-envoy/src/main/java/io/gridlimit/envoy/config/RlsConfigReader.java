@@ -24,8 +24,9 @@ import java.util.stream.Stream;
  *   <li>A file holds one YAML document: {@code domain} (non-empty, unique across files) and {@code descriptors}.
  *       A path that is a directory stands for its {@code *.yaml} and {@code *.yml} files, the extension in any
  *       case (not those whose name starts with {@code .}), in name order.</li>
- *   <li>A descriptor: {@code key} (required), {@code value} (optional; absent or empty matches any value),
- *       {@code rate_limit}, {@code descriptors}, {@code shadow_mode}. No two descriptors of one level share key
+ *   <li>A descriptor: {@code key} (required, no {@code *}), {@code value} (optional; absent or empty matches any
+ *       value; holding {@code *}, a wildcard: {@link RlsWildcard}), {@code rate_limit}, {@code descriptors},
+ *       {@code shadow_mode}, {@code share_threshold} (on a wildcard only). No two descriptors of one level share key
  *       and value.</li>
  *   <li>{@code rate_limit}: {@code unit} (second, minute, hour, day, week, month, year; any case) and
  *       {@code requests_per_unit} (an integer in [0, 2^32 - 1]: 0 is a block list, decided without the grid, as
@@ -34,8 +35,8 @@ import java.util.stream.Stream;
  *       own); optional extension {@code gridlimit: {algorithm: …, capacity: …}}: any GridLimit algorithm but
  *       {@code calendar} (a unit is a fixed length) instead of the default fixed window, and for a token bucket
  *       or GCRA its burst (default {@code requests_per_unit}), refilling {@code requests_per_unit} per unit.</li>
- *   <li>Refused (envoyproxy/ratelimit features GridLimit does not implement): wildcard values (any {@code *}),
- *       {@code share_threshold}, {@code quota_mode}, {@code detailed_metric} and {@code value_to_metric} set to
+ *   <li>Refused (envoyproxy/ratelimit features GridLimit does not implement): a {@code *} in a key,
+ *       {@code quota_mode}, {@code detailed_metric} and {@code value_to_metric} set to
  *       true, {@code metadata}; any other field.</li>
  * </ul>
  *

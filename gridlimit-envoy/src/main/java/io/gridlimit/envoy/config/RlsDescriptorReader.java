@@ -39,10 +39,10 @@ final class RlsDescriptorReader {
 
     /**
      * Reads one descriptor list (docs/SPEC.md §12, "Configuration, read unchanged"), and below it every nested
-     * list: each item a map of {@code key} (required, non-empty), {@code value} (optional; empty is absent: any
-     * value; no {@code *}), {@code rate_limit}, {@code descriptors}, {@code shadow_mode} (only with a
-     * {@code rate_limit}); {@code share_threshold}, {@code quota_mode}, {@code detailed_metric} and
-     * {@code value_to_metric} only {@code false}; no {@code metadata}; no two items of the list with the same key
+     * list: each item a map of {@code key} (required, non-empty, no {@code *}), {@code value} (optional; empty is
+     * absent: any value; holding {@code *}, a wildcard), {@code rate_limit}, {@code descriptors},
+     * {@code shadow_mode} (only with a {@code rate_limit}), {@code share_threshold} (only on a wildcard value);
+     * {@code quota_mode}, {@code detailed_metric} and {@code value_to_metric} only {@code false}; no {@code metadata}; no two items of the list with the same key
      * and value. Messages name the descriptor as {@code <context>, descriptor k=v/user (descriptors[0]…): …}.
      *
      * @param context the file and domain, as messages show them ({@code <file>: domain 'd'})
@@ -84,16 +84,22 @@ final class RlsDescriptorReader {
                 errors.add(here + ": key is missing or empty");
                 continue;
             }
-            if (value != null && value.contains("*")) {
-                errors.add(here + ": value '" + value + "' is a wildcard; GridLimit matches values exactly "
-                        + "(list each value, or leave value out to limit every value separately)");
+            if (key.contains("*")) {
+                errors.add(here + ": key '" + key + "' holds a '*': envoyproxy/ratelimit reads it as a wildcard over "
+                        + "its key_value text, GridLimit matches keys exactly (wildcards are served in values); write "
+                        + "the key out");
             }
-            for (String flag : List.of("share_threshold", "quota_mode", "detailed_metric", "value_to_metric")) {
+            boolean share = Boolean.TRUE.equals(fields.bool(here, "share_threshold", d.get("share_threshold")));
+            if (share && (value == null || !value.contains("*"))) {
+                errors.add(here + ": share_threshold: true applies to wildcard values only (a value holding '*'), "
+                        + "as envoyproxy/ratelimit requires; remove it, or write the wildcard");
+                share = false;
+            }
+            for (String flag : List.of("quota_mode", "detailed_metric", "value_to_metric")) {
                 Boolean b = fields.bool(here, flag, d.get(flag));
                 if (Boolean.TRUE.equals(b)) {
                     errors.add(here + ": " + flag + ": true is not supported by GridLimit ("
-                            + (flag.equals("share_threshold") ? "it applies to wildcard values, which are refused"
-                            : flag.equals("quota_mode") ? "no quota mode"
+                            + (flag.equals("quota_mode") ? "no quota mode"
                             : "its metrics have no per-descriptor series") + "); remove it");
                 }
             }
@@ -115,7 +121,7 @@ final class RlsDescriptorReader {
                 rules.forget(rule);
                 continue;
             }
-            out.put(id, new Draft(key, value, rule, children));
+            out.put(id, new Draft(key, value, rule, children, share));
         }
         return out;
     }

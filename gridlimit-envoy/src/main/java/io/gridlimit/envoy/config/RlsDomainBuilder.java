@@ -86,7 +86,9 @@ final class RlsDomainBuilder {
         Map<String, RlsDomain> domains = new LinkedHashMap<>();
         List<RlsRule> rules = new ArrayList<>();
         for (DraftDomain d : drafts) {
-            domains.put(d.name(), new RlsDomain(d.name(), d.file(), build(d.descriptors(), named, rules)));
+            List<RlsNode> wildcards = new ArrayList<>();
+            Map<String, RlsNode> top = build(d.descriptors(), named, rules, wildcards);
+            domains.put(d.name(), new RlsDomain(d.name(), d.file(), top, wildcards));
         }
         return new RlsConfig(domains, rules);
     }
@@ -97,10 +99,11 @@ final class RlsDomainBuilder {
      * @param level the drafts of one level, by {@link RlsNode#id(String, String)}
      * @param named the named rules ({@link #names})
      * @param rules where each rule met is added, depth first in declaration order
+     * @param wildcards where each node of the level whose value is a wildcard is added, in declaration order
      * @return the nodes by the same ids, in the same order, never null
      */
     private static Map<String, RlsNode> build(Map<String, Draft> level, Map<Pending, RlsRule> named,
-                                              List<RlsRule> rules) {
+                                              List<RlsRule> rules, List<RlsNode> wildcards) {
         Map<String, RlsNode> out = new LinkedHashMap<>();
         for (Map.Entry<String, Draft> e : level.entrySet()) {
             Draft d = e.getValue();
@@ -108,7 +111,14 @@ final class RlsDomainBuilder {
             if (rule != null) {
                 rules.add(rule);
             }
-            out.put(e.getKey(), new RlsNode(d.key(), d.value(), rule, build(d.children(), named, rules)));
+            List<RlsNode> below = new ArrayList<>();
+            Map<String, RlsNode> children = build(d.children(), named, rules, below);
+            RlsNode node = new RlsNode(d.key(), d.value(), rule, children, below,
+                    d.value() == null ? null : RlsWildcard.of(d.value()), d.share());
+            out.put(e.getKey(), node);
+            if (node.wildcard() != null) {
+                wildcards.add(node);
+            }
         }
         return out;
     }

@@ -53,8 +53,10 @@ final class RlsDrafts {
      * @param value the descriptor value, or null for any value
      * @param rule an unlimited {@link RlsRule}, a {@link Pending} limited rule, or null (no rule, or refused)
      * @param children the nested descriptors, by {@link RlsNode#id(String, String)}, in declaration order
+     * @param share {@code share_threshold: true} (only on a wildcard value)
      */
-    record Draft(String key, @Nullable String value, @Nullable Object rule, Map<String, Draft> children) {
+    record Draft(String key, @Nullable String value, @Nullable Object rule, Map<String, Draft> children,
+                 boolean share) {
     }
 
     /**

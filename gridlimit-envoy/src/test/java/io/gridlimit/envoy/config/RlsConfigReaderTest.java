@@ -179,18 +179,6 @@ class RlsConfigReaderTest {
         assertThat(refusal("""
                 domain: d
                 descriptors:
-                  - key: path
-                    value: /api/*
-                    share_threshold: true
-                    rate_limit: {unit: minute, requests_per_unit: 20}
-                """)).endsWith("domain 'd', descriptor path=/api/* (descriptors[0]): value '/api/*' is a wildcard; "
-                + "GridLimit matches values exactly (list each value, or leave value out to limit every value "
-                + "separately); " + dir.resolve("bad.yaml") + ": domain 'd', descriptor path=/api/* (descriptors[0]): "
-                + "share_threshold: true is not supported by GridLimit (it applies to wildcard values, which are "
-                + "refused); remove it");
-        assertThat(refusal("""
-                domain: d
-                descriptors:
                   - key: k
                     rate_limit: {unit: second, requests_per_second: 5}
                 """)).contains("descriptor k (descriptors[0]): rate_limit.requests_per_second: unknown field "

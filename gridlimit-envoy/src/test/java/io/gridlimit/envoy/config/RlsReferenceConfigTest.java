@@ -1,0 +1,178 @@
+package io.gridlimit.envoy.config;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * envoyproxy/ratelimit's own test material (test/config/config_test.go over test/config/*.yaml), re-stated over
+ * GridLimit's reader: the configurations it loads load here with the meaning it gives them (docs/SPEC.md §12). The
+ * YAML files are in src/test/resources/reference, written after the reference's.
+ */
+class RlsReferenceConfigTest {
+    @TempDir
+    Path dir;
+
+    static String reference(String name) {
+        return Path.of("src/test/resources/reference", name).toString();
+    }
+
+    private static RlsConfig read(String... files) {
+        return RlsConfigReader.read(List.of(files));
+    }
+
+    private String write(String name, String yaml) throws IOException {
+        Path f = dir.resolve(name);
+        Files.writeString(f, yaml);
+        return f.toString();
+    }
+
+    private String refusal(String yaml) throws IOException {
+        String f = write("bad.yaml", yaml);
+        try {
+            read(f);
+        } catch (RlsConfigException e) {
+            return e.getMessage();
+        }
+        throw new AssertionError("not refused: " + yaml);
+    }
+
+    private static RlsMatch match(RlsConfig c, String domain, String... keyValues) {
+        List<String> keys = new java.util.ArrayList<>();
+        List<String> values = new java.util.ArrayList<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            keys.add(keyValues[i]);
+            values.add(keyValues[i + 1]);
+        }
+        return c.match(c.domains().get(domain), keys, values);
+    }
+
+    private static String path(RlsMatch m) {
+        return m == null ? null : m.rule().path();
+    }
+
+    @Test
+    void wildcardsMatchAsTheReferencesTestWildcardConfigSays() {
+        RlsConfig c = read(reference("wildcard.yaml"));
+        // a key alone matches every value, each counted on its own key
+        assertThat(match(c, "wildcard", "noVal", "foo1").rule()).isSameAs(match(c, "wildcard", "noVal", "foo2").rule());
+        // a trailing wildcard: one rule, each value its own counter (no share_threshold)
+        RlsMatch foo1 = match(c, "wildcard", "wild", "foo1");
+        RlsMatch foo2 = match(c, "wildcard", "wild", "foo2");
+        assertThat(path(foo1)).isEqualTo("wild=foo*");
+        assertThat(foo2.rule()).isSameAs(foo1.rule());
+        assertThat(foo1.keyValues()).containsExactly("foo1");
+        assertThat(foo1.gridKey()).isNotEqualTo(foo2.gridKey()).isEqualTo(RlsConfig.gridKey(List.of("wild"),
+                List.of("foo1")));
+        assertThat(match(c, "wildcard", "wild", "foo").rule()).isSameAs(foo1.rule()); // * matches nothing too
+        assertThat(path(match(c, "wildcard", "nestedWild", "val1", "wild", "goo2")))
+                .isEqualTo("nestedWild=val1/wild=goo*");
+        assertThat(match(c, "wildcard", "wild", "bar")).isNull();
+        // a value without * never matches a longer one ("non-wildcard values don't eager match")
+        assertThat(match(c, "wildcard", "noWild", "foo1")).isNull();
+        assertThat(path(match(c, "wildcard", "noWild", "foo"))).isEqualTo("noWild=foo");
+        // a middle wildcard: prefix "bar", suffix "b", zero or more between
+        for (String v : List.of("barab", "bar123b", "barb")) {
+            assertThat(path(match(c, "wildcard", "midWild", v))).as(v).isEqualTo("midWild=bar*b");
+        }
+        assertThat(match(c, "wildcard", "midWild", "bara")).isNull();
+        assertThat(match(c, "wildcard", "midWild", "xbarb")).isNull();
+        // several wildcards: the parts in order
+        for (String v : List.of("foo123bar456baz", "foobarbaz")) {
+            assertThat(path(match(c, "wildcard", "multiWild", v))).as(v).isEqualTo("multiWild=foo*bar*baz");
+        }
+        assertThat(match(c, "wildcard", "multiWild", "foo123baz")).isNull();
+        assertThat(match(c, "wildcard", "multiWild", "bar456baz")).isNull();
+        // the wildcard's policy has a hashed name ('*' is no policy-name character)
+        assertThat(foo1.rule().policyName()).matches("wildcard\\.wild_foo--[0-9a-f]{8}");
+    }
+
+    @Test
+    void wildcardPartsNeverOverlapAndStarAloneMatchesEverything() {
+        RlsWildcard w = RlsWildcard.of("ab*ba");
+        assertThat(w.parts()).containsExactly("ab", "ba");
+        assertThat(w.matches("aba")).isFalse(); // prefix and suffix would share the middle 'b'
+        assertThat(w.matches("abba")).isTrue();
+        assertThat(w.matches("abxba")).isTrue();
+        RlsWildcard any = RlsWildcard.of("*");
+        assertThat(any.matches("")).isTrue();
+        assertThat(any.matches("x/y")).isTrue();
+        RlsWildcard mid = RlsWildcard.of("a*bc*d");
+        assertThat(mid.matches("abcd")).isTrue();
+        assertThat(mid.matches("abd")).isFalse();
+        assertThat(mid.matches("axbcbcd")).isTrue();
+        RlsWildcard tight = RlsWildcard.of("a*bc*c");
+        assertThat(tight.matches("abcc")).isTrue();
+        assertThat(tight.matches("axbc")).isFalse(); // the middle "bc" would take the suffix's "c"
+        assertThat(RlsWildcard.of("plain")).isNull();
+    }
+
+    @Test
+    void shareThresholdPutsThePatternForTheValueAsTheReferencesTestShareThresholdSays() {
+        RlsConfig c = read(reference("share_threshold.yaml"));
+        String d = "share_threshold";
+        RlsMatch a = match(c, d, "files", "files/a.pdf");
+        assertThat(a.keyValues()).containsExactly("files/*");
+        for (String v : List.of("files/b.csv", "files/c.txt")) {
+            assertThat(match(c, d, "files", v).gridKey()).isEqualTo(a.gridKey());
+        }
+        assertThat(a.gridKey()).isEqualTo(RlsConfig.gridKey(List.of("files"), List.of("files/*")));
+        assertThat(a.rule().requestsPerUnit()).isEqualTo(3);
+        // nested below an exact value
+        RlsMatch nested = match(c, d, "nested", "parent", "files", "nested/file1.txt");
+        assertThat(nested.keyValues()).containsExactly("parent", "nested/*");
+        assertThat(nested.rule().requestsPerUnit()).isEqualTo(200);
+        // the same key at two levels, both shared: each level by its own index
+        RlsMatch both = match(c, d, "files", "top/file1.txt", "files", "nested/file1.txt");
+        assertThat(both.keyValues()).containsExactly("top/*", "nested/*");
+        assertThat(both.rule().requestsPerUnit()).isEqualTo(2);
+        // the parent shares, the child (share_threshold: false) and the key alone count each value
+        assertThat(match(c, d, "path", "path/foo", "file", "file/doc1", "type", "pdf").keyValues())
+                .containsExactly("path/*", "file/doc1", "pdf");
+        // the exact value wins over the wildcard, on its own counter
+        RlsMatch test1 = match(c, d, "file", "test1");
+        assertThat(test1.rule().requestsPerUnit()).isEqualTo(50);
+        assertThat(test1.keyValues()).containsExactly("test1");
+        for (String v : List.of("test2", "test23", "test123")) {
+            RlsMatch m = match(c, d, "file", v);
+            assertThat(m.rule().requestsPerUnit()).isEqualTo(100);
+            assertThat(m.keyValues()).containsExactly("test*");
+        }
+        // middle and multiple wildcards share too
+        for (String v : List.of("/api/v1", "/api-beta-v1", "/apiXYZv1")) {
+            assertThat(match(c, d, "midpath", v).keyValues()).containsExactly("/api*v1");
+        }
+        assertThat(match(c, d, "midpath", "/api/v2")).isNull();
+        for (String v : List.of("svcAepBrpc", "svcXXXepYYYrpc", "svceprpc")) {
+            assertThat(match(c, d, "multiroute", v).keyValues()).containsExactly("svc*ep*rpc");
+        }
+        assertThat(match(c, d, "multiroute", "svcABCrpc")).isNull();
+    }
+
+    @Test
+    void shareThresholdOutsideAWildcardAndAStarInAKeyAreRefused() throws IOException {
+        String f = dir.resolve("bad.yaml").toString();
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: files
+                    value: exact
+                    share_threshold: true
+                    rate_limit: {unit: minute, requests_per_unit: 20}
+                  - key: path*
+                    rate_limit: {unit: minute, requests_per_unit: 20}
+                """)).isEqualTo("Invalid GridLimit configuration: " + f + ": domain 'd', descriptor files=exact "
+                + "(descriptors[0]): share_threshold: true applies to wildcard values only (a value holding '*'), as "
+                + "envoyproxy/ratelimit requires; remove it, or write the wildcard; " + f + ": domain 'd', "
+                + "descriptor path* (descriptors[1]): key 'path*' holds a '*': envoyproxy/ratelimit reads it as a "
+                + "wildcard over its key_value text, GridLimit matches keys exactly (wildcards are served in values); "
+                + "write the key out");
+    }
+}
