@@ -10,6 +10,9 @@ import io.micronaut.context.env.Environment;
 import io.micronaut.context.exceptions.ConfigurationException;
 import io.micronaut.core.annotation.Nullable;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -47,6 +50,8 @@ public class EnvoyRlsSettings {
     public static final String DEFAULT_HOST = "127.0.0.1";
 
 
+    private static final Logger LOG = LoggerFactory.getLogger(EnvoyRlsSettings.class);
+
     private final int port;
     private final String host;
     private final RlsConfig rules;
@@ -77,6 +82,8 @@ public class EnvoyRlsSettings {
         }
         List<String> files = properties.getConfigFiles();
         this.rules = RlsConfigReader.read(files == null ? List.of() : files);
+        // loaded as envoyproxy/ratelimit reads them, but a route may be less protected than it seems: say so
+        rules.warnings().forEach(w -> LOG.warn("Envoy configuration: {}", w));
     }
 
     /** @return the gRPC port, in [1, 65535] */

@@ -40,7 +40,7 @@ class EnvoyReferenceTest {
     @BeforeAll
     static void start() {
         rls = Rls.start(Rls.properties("envoy-reference", reference("blocklist.yaml"),
-                reference("wildcard.yaml"), reference("share_threshold.yaml")));
+                reference("wildcard.yaml"), reference("share_threshold.yaml"), reference("resolutions.yaml")));
         clock = rls.context.getBean(ManualTimeSource.class);
     }
 
@@ -155,5 +155,24 @@ class EnvoyReferenceTest {
         assertThat(sequence(1, "share_threshold", d("file", "test2"))).containsExactly("OK [OK 99/100 per MINUTE]");
         assertThat(sequence(1, "share_threshold", d("file", "test3"))).containsExactly("OK [OK 98/100 per MINUTE]");
         assertThat(sequence(1, "share_threshold", d("file", "test1"))).containsExactly("OK [OK 48/50 per MINUTE]");
+    }
+
+    @Test
+    void looseResolutionsAreAnsweredAsTheReferenceAnswersThem() {
+        // unlimited beside a rate: unlimited
+        assertThat(statuses(rls.call("resolutions", d("internal", "x")))).containsExactly("OK 4294967295");
+        // value: ~ matches every value of the key, each on its own counter
+        assertThat(sequence(3, "resolutions", d("user", "u1"))).containsExactly("OK [OK 1/2 per MINUTE]",
+                "OK [OK 0/2 per MINUTE]", "OVER_LIMIT [OVER_LIMIT 0/2 per MINUTE]");
+        assertThat(sequence(1, "resolutions", d("user", "u2"))).containsExactly("OK [OK 1/2 per MINUTE]");
+        // replaces naming no rule replaces nothing
+        assertThat(sequence(1, "resolutions", d("route", "r"))).containsExactly("OK [OK 0/1 per MINUTE]");
+        // a cycle: when both match, neither applies; each alone applies
+        assertThat(sequence(2, "resolutions", d("a", "1"), d("b", "1"))).containsExactly("OK [OK 0, OK 0]",
+                "OK [OK 0, OK 0]");
+        assertThat(sequence(1, "resolutions", d("a", "1"))).containsExactly("OK [OK 0/1 per MINUTE]");
+        // an unlimited rule stays unlimited when replaced
+        assertThat(sequence(1, "resolutions", d("c", "1"), d("d", "1"))).containsExactly(
+                "OK [OK 4294967295, OK 0/1 per MINUTE]");
     }
 }

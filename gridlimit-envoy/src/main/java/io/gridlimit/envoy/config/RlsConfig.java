@@ -23,14 +23,26 @@ public final class RlsConfig {
 
     private final Map<String, RlsDomain> domains;
     private final List<RlsRule> rules;
+    private final List<String> warnings;
 
     /**
      * @param domains the domains by name
      * @param rules every rule of every domain, in file and declaration order
+     * @param warnings the boot warnings of the read, in the order found
      */
-    public RlsConfig(Map<String, RlsDomain> domains, List<RlsRule> rules) {
+    public RlsConfig(Map<String, RlsDomain> domains, List<RlsRule> rules, List<String> warnings) {
         this.domains = Map.copyOf(domains);
         this.rules = List.copyOf(rules);
+        this.warnings = List.copyOf(warnings);
+    }
+
+    /**
+     * @return what was loaded as envoyproxy/ratelimit reads it but leaves a route less protected than it may seem
+     *     ({@code value: ~}, {@code unlimited: true} beside a rate, {@code replaces} naming no rule or forming a
+     *     cycle), each naming file, domain and descriptor path; logged at WARN at boot; unmodifiable
+     */
+    public List<String> warnings() {
+        return warnings;
     }
 
     /** @return the domains by name, unmodifiable */

@@ -44,7 +44,10 @@ import java.util.stream.Stream;
  * envoyproxy/ratelimit reads it into a string); booleans are {@code true} or {@code false}, integers decimal
  * digits. A plain YAML null ({@code null}, {@code ~}) and an explicitly tagged value ({@code !!int 5}) are refused
  * where they stand: envoyproxy/ratelimit reads {@code value: null} as "any value", a reader may take it for the text
- * {@code null}, and GridLimit never picks one silently. Not thread-safe: one instance per boot.
+ * {@code null}, and GridLimit never picks one silently; except in {@code value}, where envoyproxy/ratelimit's reading
+ * (unset: any value) is taken with a boot warning ({@link RlsConfig#warnings()}). Boot warnings are also given for
+ * {@code unlimited: true} beside a rate, and for {@code replaces} naming no rule or forming a cycle, each loaded as
+ * envoyproxy/ratelimit reads it. Not thread-safe: one instance per boot.
  *
  * <p>This class reads the listed paths and each file's root; {@link RlsYaml} parses a file,
  * {@link RlsDescriptorReader} and {@link RlsRuleReader} validate its descriptors and their rules (through
@@ -60,9 +63,10 @@ public final class RlsConfigReader {
     private static final Set<String> ROOT_FIELDS = Set.of("domain", "descriptors");
 
     private final List<String> errors = new ArrayList<>();
+    private final List<String> warnings = new ArrayList<>();
     private final Map<String, DraftDomain> drafts = new LinkedHashMap<>();
     private final List<Pending> pending = new ArrayList<>();
-    private final RlsFields fields = new RlsFields(errors);
+    private final RlsFields fields = new RlsFields(errors, warnings);
     private final RlsDescriptorReader descriptors = new RlsDescriptorReader(fields, errors,
             new RlsRuleReader(fields, errors, pending));
 
@@ -120,12 +124,12 @@ public final class RlsConfigReader {
                 errors.add(where + ": '" + paths.get(i) + "' is neither a file nor a directory");
             }
         }
-        RlsReplaces.check(drafts, errors);
+        RlsReplaces.check(drafts, warnings);
         Map<Pending, RlsRule> named = RlsDomainBuilder.names(pending, errors);
         if (!errors.isEmpty()) {
             throw new RlsConfigException("Invalid GridLimit configuration: " + String.join("; ", errors));
         }
-        return RlsDomainBuilder.config(drafts.values(), named);
+        return RlsDomainBuilder.config(drafts.values(), named, warnings);
     }
 
     /**

@@ -15,7 +15,8 @@ import static io.gridlimit.envoy.config.RlsDrafts.display;
 /**
  * Validates one domain's tree of descriptors, level by level (docs/SPEC.md §12, "Configuration, read unchanged"),
  * into {@link Draft}s whose {@code rate_limit} blocks {@link RlsRuleReader} reads. Every problem is recorded in the
- * reader's error list with the file, domain and descriptor path; nothing throws. Not thread-safe: one instance per
+ * reader's error list (a {@code value: ~}, read as unset, in its warnings) with the file, domain and descriptor
+ * path; nothing throws. Not thread-safe: one instance per
  * {@link RlsConfigReader}.
  */
 final class RlsDescriptorReader {
@@ -71,7 +72,9 @@ final class RlsDescriptorReader {
                 continue;
             }
             String key = fields.scalar(context + ", " + at, "key", d.get("key"));
-            String value = fields.scalar(context + ", " + at, "value", d.get("value"));
+            // value: ~ is read as envoyproxy/ratelimit reads it (unset: any value), with a warning below
+            RlsYaml.YamlNull nullValue = d.get("value") instanceof RlsYaml.YamlNull n ? n : null;
+            String value = nullValue != null ? null : fields.scalar(context + ", " + at, "value", d.get("value"));
             if (value != null && value.isEmpty()) {
                 value = null;
             }
@@ -80,6 +83,11 @@ final class RlsDescriptorReader {
             path.add(segment);
             String here = context + ", descriptor " + display(path) + " (" + at + ")";
             fields.unknown(here + ": ", d, DESCRIPTOR_FIELDS, "");
+            if (nullValue != null && key != null && !key.isEmpty()) {
+                fields.warn(here + ": value: '" + nullValue.text() + "' is YAML's null, read as envoyproxy/ratelimit "
+                        + "reads it: unset, so this descriptor matches every value of key '" + key + "' (quote it, '"
+                        + nullValue.text() + "', to mean the text)");
+            }
             if (key == null || key.isEmpty()) {
                 errors.add(here + ": key is missing or empty");
                 continue;

@@ -80,9 +80,11 @@ final class RlsDomainBuilder {
      *
      * @param drafts every domain read, in file order
      * @param named the named rules ({@link #names}), one for each pending rule of {@code drafts}
-     * @return the configuration: the domains by name, and every rule in file and declaration order (depth first)
+     * @param warnings the boot warnings of the read
+     * @return the configuration: the domains by name, every rule in file and declaration order (depth first), and
+     *         the warnings
      */
-    static RlsConfig config(Collection<DraftDomain> drafts, Map<Pending, RlsRule> named) {
+    static RlsConfig config(Collection<DraftDomain> drafts, Map<Pending, RlsRule> named, List<String> warnings) {
         Map<String, RlsDomain> domains = new LinkedHashMap<>();
         List<RlsRule> rules = new ArrayList<>();
         for (DraftDomain d : drafts) {
@@ -90,7 +92,7 @@ final class RlsDomainBuilder {
             Map<String, RlsNode> top = build(d.descriptors(), named, rules, wildcards);
             domains.put(d.name(), new RlsDomain(d.name(), d.file(), top, wildcards));
         }
-        return new RlsConfig(domains, rules);
+        return new RlsConfig(domains, rules, warnings);
     }
 
     /**

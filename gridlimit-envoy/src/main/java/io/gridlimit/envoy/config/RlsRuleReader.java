@@ -44,7 +44,9 @@ final class RlsRuleReader {
     /**
      * Reads one {@code rate_limit} block (docs/SPEC.md §12, "Configuration, read unchanged" and "Mapping onto
      * policies"): {@code unit} and {@code requests_per_unit} in [0, {@value RlsConfigReader#MAX_REQUESTS_PER_UNIT}]
-     * (0 is a block list: a rule without a policy, decided without the grid), or {@code unlimited: true} alone; optional {@code name} (empty is none) and
+     * (0 is a block list: a rule without a policy, decided without the grid), or {@code unlimited: true} (beside
+     * it a {@code requests_per_unit}, or a {@code unit} that names no unit, is ignored with a boot warning, as
+     * envoyproxy/ratelimit ignores it; a real unit is refused, as there); optional {@code name} (empty is none) and
      * {@code replaces}; optional {@code gridlimit: {algorithm, capacity}}, any §3 algorithm but {@code calendar}
      * (default the fixed window), {@code capacity} for {@code token-bucket} and {@code gcra} only (default
      * {@code requests_per_unit}). The band spans one unit ({@link RlsUnit#length()}); a limited rule is added to
@@ -77,10 +79,24 @@ final class RlsRuleReader {
         List<String> replaces = replaces(here, r.get("replaces"), name);
         int before = errors.size();
         if (Boolean.TRUE.equals(fields.bool(here, "rate_limit.unlimited", r.get("unlimited")))) {
-            for (String f : List.of("unit", "requests_per_unit", "gridlimit")) {
-                if (r.containsKey(f)) {
-                    errors.add(here + ": rate_limit.unlimited: true takes no " + f);
+            // envoyproxy/ratelimit's resolution: a unit beside unlimited is refused, unless it is no unit at all
+            // (then ignored); requests_per_unit beside it is ignored. GridLimit's extension has nothing to extend.
+            String unitText = r.containsKey("unit") ? fields.scalar(here, "rate_limit.unit", r.get("unit")) : null;
+            if (unitText != null && RlsUnit.parse(unitText) != null) {
+                errors.add(here + ": rate_limit.unlimited: true takes no unit");
+            } else if (unitText != null) {
+                fields.warn(here + ": rate_limit.unit '" + unitText + "' beside unlimited: true is not a unit and is "
+                        + "ignored, as envoyproxy/ratelimit ignores it: the descriptor is unlimited");
+            }
+            if (r.containsKey("requests_per_unit")) {
+                Long ignored = fields.integer(here, "rate_limit.requests_per_unit", r.get("requests_per_unit"));
+                if (ignored != null) {
+                    fields.warn(here + ": rate_limit.requests_per_unit " + ignored + " beside unlimited: true is "
+                            + "ignored, as envoyproxy/ratelimit ignores it: the descriptor is unlimited");
                 }
+            }
+            if (r.containsKey("gridlimit")) {
+                errors.add(here + ": rate_limit.unlimited: true takes no gridlimit");
             }
             return errors.size() > before ? null
                     : new RlsRule(domain, display(path), null, null, null, 0, RlsRule.Kind.UNLIMITED, shadow,

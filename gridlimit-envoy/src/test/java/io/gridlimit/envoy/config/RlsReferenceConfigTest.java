@@ -175,4 +175,41 @@ class RlsReferenceConfigTest {
                 + "wildcard over its key_value text, GridLimit matches keys exactly (wildcards are served in values); "
                 + "write the key out");
     }
+
+    @Test
+    void looseResolutionsLoadAsTheReferenceReadsThemWithWarnings() throws IOException {
+        String f = reference("resolutions.yaml");
+        RlsConfig c = read(f);
+        assertThat(c.warnings()).containsExactly(
+                f + ": domain 'resolutions', descriptor internal (descriptors[0]): rate_limit.requests_per_unit 25 "
+                        + "beside unlimited: true is ignored, as envoyproxy/ratelimit ignores it: the descriptor is "
+                        + "unlimited",
+                f + ": domain 'resolutions', descriptor user (descriptors[1]): value: '~' is YAML's null, read as "
+                        + "envoyproxy/ratelimit reads it: unset, so this descriptor matches every value of key 'user' "
+                        + "(quote it, '~', to mean the text)",
+                f + ": domain 'resolutions', descriptor route: rate_limit.replaces names 'nobody', which no "
+                        + "rate_limit of the domain has: it replaces nothing (as envoyproxy/ratelimit reads it)",
+                f + ": domain 'resolutions': rate_limit.replaces make a cycle (rule_a replaces rule_b replaces "
+                        + "rule_a): when its rules all match one request, none of their limits applies "
+                        + "(envoyproxy/ratelimit's resolution: every replaced rule is dropped)");
+        assertThat(c.rules().get(0).unlimited()).isTrue();
+        assertThat(match(c, "resolutions", "user", "anyone").rule().path()).isEqualTo("user");
+        assertThat(match(c, "resolutions", "user", "null").rule().path()).isEqualTo("user");
+        // the reference's unlimited_with_unit.yaml stays refused, as there; a unit that is none is ignored
+        RlsConfigException e = org.junit.jupiter.api.Assertions.assertThrows(RlsConfigException.class, () -> read(
+                write("u.yaml", "domain: d\ndescriptors:\n  - key: foo\n    rate_limit:\n      unlimited: true\n"
+                        + "      unit: day\n      requests_per_unit: 25\n")));
+        assertThat(e.getMessage()).contains("descriptor foo (descriptors[0]): rate_limit.unlimited: true takes no "
+                + "unit");
+    }
+
+    @Test
+    void anUnlimitedRuleWithAUnitThatIsNoneIsUnlimitedWithAWarning() throws IOException {
+        RlsConfig c = read(write("u.yaml", "domain: d\ndescriptors:\n  - key: foo\n    rate_limit:\n"
+                + "      unlimited: true\n      unit: fortnight\n"));
+        assertThat(c.rules().get(0).unlimited()).isTrue();
+        assertThat(c.warnings()).containsExactly(dir.resolve("u.yaml") + ": domain 'd', descriptor foo "
+                + "(descriptors[0]): rate_limit.unit 'fortnight' beside unlimited: true is not a unit and is ignored, "
+                + "as envoyproxy/ratelimit ignores it: the descriptor is unlimited");
+    }
 }
