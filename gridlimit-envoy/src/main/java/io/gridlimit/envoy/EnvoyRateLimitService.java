@@ -50,7 +50,8 @@ import java.util.concurrent.TimeUnit;
  * decided here without the grid. Every descriptor that selects a limited rule ({@link RlsConfig#lookup}, after
  * {@code replaces}) is decided at once, each as one grid decision of its policy under
  * {@link RlsConfig#gridKey}, through the door-neutral {@link Decider} ({@link Door#ENVOY}: a reservation). The
- * request is OVER_LIMIT when a descriptor not in shadow mode denies. All-or-nothing: every admission of a request
+ * request is OVER_LIMIT when a descriptor not in shadow mode denies, except that descriptors in quota mode make it
+ * OVER_LIMIT only when all of them deny ({@link RlsOutcome#overLimit}). All-or-nothing: every admission of a request
  * that is OVER_LIMIT or {@code UNAVAILABLE} (grid and local, shadow-mode descriptors included) is given back
  * ({@link Decisions#close}), so such a request consumed nothing anywhere (a denial and a peek consume nothing,
  * SPEC §3).
@@ -235,14 +236,13 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                          StreamObserver<RateLimitResponse> out) {
         boolean unavailable = false;
         boolean cancelled = false;
-        boolean over = false;
         for (RlsOutcome o : outcomes) {
             if (o != null) {
                 unavailable |= o.source() == RlsOutcome.Source.UNAVAILABLE;
                 cancelled |= o.source() == RlsOutcome.Source.CANCELLED;
-                over |= o.denies();
             }
         }
+        boolean over = RlsOutcome.overLimit(outcomes);
         answers.count(outcomes);
         if (unavailable || over || cancelled) {
             // all-or-nothing: a request Envoy does not admit consumed nothing anywhere (SPEC §12)

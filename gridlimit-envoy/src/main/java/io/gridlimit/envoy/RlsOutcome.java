@@ -82,9 +82,38 @@ record RlsOutcome(Check check, @Nullable Decision decision, Source source, @Null
         return check.peek() ? decision.remaining() == 0 : !decision.allowed();
     }
 
-    /** @return whether it is over its limit and not in shadow mode, so the call is OVER_LIMIT */
+    /**
+     * @return whether it is over its limit and not in shadow mode: its status is OVER_LIMIT, and so is the call's
+     *     unless it is in quota mode ({@link #overLimit})
+     */
     boolean denies() {
         return over() && !check.rule().shadow();
+    }
+
+    /**
+     * envoyproxy/ratelimit's overall code (docs/SPEC.md §12, "Decisions"): OVER_LIMIT when a descriptor not in quota
+     * mode denies, or when the request has descriptors in quota mode and every one of them denies.
+     *
+     * @param outcomes each descriptor's outcome (null: not decided)
+     * @return whether the call is OVER_LIMIT
+     */
+    static boolean overLimit(RlsOutcome[] outcomes) {
+        int quota = 0;
+        int quotaDenied = 0;
+        for (RlsOutcome o : outcomes) {
+            if (o == null) {
+                continue;
+            }
+            if (!o.check().rule().quotaMode()) {
+                if (o.denies()) {
+                    return true;
+                }
+            } else {
+                quota++;
+                quotaDenied += o.denies() ? 1 : 0;
+            }
+        }
+        return quota > 0 && quotaDenied == quota;
     }
 
     /**

@@ -40,7 +40,8 @@ class EnvoyReferenceTest {
     @BeforeAll
     static void start() {
         rls = Rls.start(Rls.properties("envoy-reference", reference("blocklist.yaml"),
-                reference("wildcard.yaml"), reference("share_threshold.yaml"), reference("resolutions.yaml")));
+                reference("wildcard.yaml"), reference("share_threshold.yaml"), reference("resolutions.yaml"),
+                reference("basic.yaml"), reference("quota.yaml")));
         clock = rls.context.getBean(ManualTimeSource.class);
     }
 
@@ -174,5 +175,30 @@ class EnvoyReferenceTest {
         // an unlimited rule stays unlimited when replaced
         assertThat(sequence(1, "resolutions", d("c", "1"), d("d", "1"))).containsExactly(
                 "OK [OK 4294967295, OK 0/1 per MINUTE]");
+    }
+
+    @Test
+    void quotaModeDescriptorsMakeTheRequestOverLimitOnlyWhenAllOfThemAre() {
+        assertThat(sequence(2, "quota", d("q1", "a"))).containsExactly("OK [OK 0/1 per MINUTE]",
+                "OVER_LIMIT [OVER_LIMIT 0/1 per MINUTE]");
+        // q1 over, q2 not: OK, q1's status still OVER_LIMIT, q2's admission stands
+        assertThat(sequence(1, "quota", d("q1", "a"), d("q2", "b"))).containsExactly(
+                "OK [OVER_LIMIT 0/1 per MINUTE, OK 0/1 per MINUTE]");
+        assertThat(sequence(1, "quota", d("q1", "a"), d("q2", "b"))).containsExactly(
+                "OVER_LIMIT [OVER_LIMIT 0/1 per MINUTE, OVER_LIMIT 0/1 per MINUTE]");
+        // a descriptor not in quota mode does not count towards "all of them"
+        assertThat(sequence(1, "quota", d("q1", "a"), d("k", "x"))).containsExactly(
+                "OVER_LIMIT [OVER_LIMIT 0/1 per MINUTE, OK 4/5 per MINUTE]");
+    }
+
+    @Test
+    void theReferencesBasicConfigIsAnsweredWithItsLimits() {
+        assertThat(sequence(1, "basic", d("key1", "value1", "subkey1", "something"), d("key2", "value3"),
+                d("key6", "x"), d("key7", "v"))).containsExactly("OK [OK 4/5 per SECOND, OK 0, OK 4294967295, "
+                + "OK 69/70 per MINUTE]");
+        assertThat(sequence(2, "basic", d("key4", "foo"))).containsExactly("OK [OK 0/1 per DAY]",
+                "OVER_LIMIT [OVER_LIMIT 0/1 per DAY]");
+        assertThat(rls.call("basic", d("key4", "foo")).getStatuses(0).getCurrentLimit().getName())
+                .isEqualTo("key4_rate_limit");
     }
 }

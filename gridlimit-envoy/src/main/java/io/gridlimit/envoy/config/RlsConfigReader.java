@@ -35,9 +35,10 @@ import java.util.stream.Stream;
  *       own); optional extension {@code gridlimit: {algorithm: …, capacity: …}}: any GridLimit algorithm but
  *       {@code calendar} (a unit is a fixed length) instead of the default fixed window, and for a token bucket
  *       or GCRA its burst (default {@code requests_per_unit}), refilling {@code requests_per_unit} per unit.</li>
- *   <li>Refused (envoyproxy/ratelimit features GridLimit does not implement): a {@code *} in a key,
- *       {@code quota_mode}, {@code detailed_metric} and {@code value_to_metric} set to
- *       true, {@code metadata}; any other field.</li>
+ *   <li>Read without effect on decisions: {@code detailed_metric} and {@code value_to_metric} (they name
+ *       envoyproxy/ratelimit's stats series), {@code metadata} (a map; GridLimit sends no dynamic metadata).
+ *       {@code quota_mode} is served (docs/SPEC.md §12, "Decisions").</li>
+ *   <li>Refused: a {@code *} in a key; any other field.</li>
  * </ul>
  *
  * Scalars are read as written (no YAML 1.1 type guessing: {@code value: 1.50} is the text {@code 1.50}, as

@@ -42,8 +42,9 @@ final class RlsDescriptorReader {
      * Reads one descriptor list (docs/SPEC.md §12, "Configuration, read unchanged"), and below it every nested
      * list: each item a map of {@code key} (required, non-empty, no {@code *}), {@code value} (optional; empty is
      * absent: any value; holding {@code *}, a wildcard), {@code rate_limit}, {@code descriptors},
-     * {@code shadow_mode} (only with a {@code rate_limit}), {@code share_threshold} (only on a wildcard value);
-     * {@code quota_mode}, {@code detailed_metric} and {@code value_to_metric} only {@code false}; no {@code metadata}; no two items of the list with the same key
+     * {@code shadow_mode} (only with a {@code rate_limit}), {@code share_threshold} (only on a wildcard value),
+     * {@code quota_mode}, {@code detailed_metric} and {@code value_to_metric} (booleans; the last two only name
+     * envoyproxy/ratelimit's stats, without effect here), {@code metadata} (a map, not used: no dynamic metadata); no two items of the list with the same key
      * and value. Messages name the descriptor as {@code <context>, descriptor k=v/user (descriptors[0]…): …}.
      *
      * @param context the file and domain, as messages show them ({@code <file>: domain 'd'})
@@ -103,22 +104,22 @@ final class RlsDescriptorReader {
                         + "as envoyproxy/ratelimit requires; remove it, or write the wildcard");
                 share = false;
             }
-            for (String flag : List.of("quota_mode", "detailed_metric", "value_to_metric")) {
-                Boolean b = fields.bool(here, flag, d.get(flag));
-                if (Boolean.TRUE.equals(b)) {
-                    errors.add(here + ": " + flag + ": true is not supported by GridLimit ("
-                            + (flag.equals("quota_mode") ? "no quota mode"
-                            : "its metrics have no per-descriptor series") + "); remove it");
-                }
-            }
-            if (d.containsKey("metadata")) {
-                errors.add(here + ": metadata is not supported by GridLimit (no dynamic metadata is returned); "
-                        + "remove it");
+            // detailed_metric and value_to_metric only name envoyproxy/ratelimit's stats series, which GridLimit
+            // does not build (its meters are per policy): read, checked, without effect on decisions
+            fields.bool(here, "detailed_metric", d.get("detailed_metric"));
+            fields.bool(here, "value_to_metric", d.get("value_to_metric"));
+            boolean quotaMode = Boolean.TRUE.equals(fields.bool(here, "quota_mode", d.get("quota_mode")));
+            Object metadata = d.get("metadata");
+            // envoyproxy/ratelimit returns metadata as dynamic metadata only when RESPONSE_DYNAMIC_METADATA is
+            // set; GridLimit sends none: a map is accepted (its contents are free), anything else refused as there
+            if (metadata != null && !fields.yamlNull(here, "metadata", metadata) && !(metadata instanceof Map<?, ?>)) {
+                errors.add(here + ": metadata is not a map; write a map (GridLimit sends no dynamic metadata: it is "
+                        + "accepted and not used)");
             }
             boolean shadow = Boolean.TRUE.equals(fields.bool(here, "shadow_mode", d.get("shadow_mode")));
             Object rule = null;
             if (d.get("rate_limit") != null) {
-                rule = rules.rule(here, domain, path, d.get("rate_limit"), shadow, false);
+                rule = rules.rule(here, domain, path, d.get("rate_limit"), shadow, quotaMode);
             } else if (shadow) {
                 errors.add(here + ": shadow_mode: true without a rate_limit has nothing to shadow");
             }

@@ -184,7 +184,8 @@ class RlsConfigReaderTest {
                 """)).contains("descriptor k (descriptors[0]): rate_limit.requests_per_second: unknown field "
                 + "(known: gridlimit, name, replaces, requests_per_unit, unit, unlimited)")
                 .contains("rate_limit.requests_per_unit is missing");
-        assertThat(refusal("""
+        // read as envoyproxy/ratelimit reads them: quota_mode served, the metric flags and metadata without effect
+        assertThat(read(write("flags.yaml", """
                 domain: d
                 descriptors:
                   - key: k
@@ -192,10 +193,7 @@ class RlsConfigReaderTest {
                     detailed_metric: true
                     metadata: {team: a}
                     rate_limit: {unit: second, requests_per_unit: 5}
-                """)).contains("quota_mode: true is not supported by GridLimit (no quota mode)")
-                .contains("detailed_metric: true is not supported by GridLimit (its metrics have no per-descriptor "
-                        + "series)")
-                .contains("metadata is not supported by GridLimit");
+                """)).rules()).singleElement().extracting(RlsRule::quotaMode).isEqualTo(true);
         assertThat(refusal("""
                 domain: d
                 descriptors:
@@ -305,7 +303,6 @@ class RlsConfigReaderTest {
                     value_to_metric: true
                     rate_limit: {unit: {a: b}, requests_per_unit: 1}
                 """)).contains("domain 'd', descriptors[0]: value is a list; write one text")
-                .contains("value_to_metric: true is not supported by GridLimit")
                 .contains("rate_limit.unit is a map; write one text");
         assertThat(refusal("domain: [a]\n")).endsWith(": domain is a list; write one text; " + dir.resolve("bad.yaml")
                 + ": domain is missing or empty");

@@ -212,4 +212,52 @@ class RlsReferenceConfigTest {
                 + "(descriptors[0]): rate_limit.unit 'fortnight' beside unlimited: true is not a unit and is ignored, "
                 + "as envoyproxy/ratelimit ignores it: the descriptor is unlimited");
     }
+
+    @Test
+    void theReferencesBasicConfigLoadsWithItsMeaningAndMetricFlagsChangeNothing() {
+        RlsConfig c = read(reference("basic.yaml"));
+        String d = "basic";
+        assertThat(match(c, d, "key1", "something")).isNull();
+        assertThat(match(c, d, "key1", "value1")).isNull();
+        assertThat(match(c, d, "key2", "value2", "subkey", "subvalue")).isNull();
+        assertThat(match(c, d, "key5", "value5", "subkey5", "subvalue")).isNull();
+        assertThat(limit(match(c, d, "key1", "value1", "subkey1", "something"))).isEqualTo("5 per SECOND");
+        assertThat(limit(match(c, d, "key1", "value1", "subkey1", "subvalue1"))).isEqualTo("10 per SECOND");
+        assertThat(limit(match(c, d, "key2", "something"))).isEqualTo("20 per MINUTE");
+        assertThat(limit(match(c, d, "key2", "value2"))).isEqualTo("30 per MINUTE");
+        assertThat(match(c, d, "key2", "value3")).isNull();
+        RlsMatch key3 = match(c, d, "key3", "foo");
+        assertThat(limit(key3)).isEqualTo("1 per HOUR");
+        assertThat(key3.rule().name()).isNull();
+        RlsMatch key4 = match(c, d, "key4", "foo");
+        assertThat(limit(key4)).isEqualTo("1 per DAY");
+        assertThat(key4.rule().name()).isEqualTo("key4_rate_limit");
+        assertThat(match(c, d, "key6", "foo").rule().unlimited()).isTrue();
+        // detailed_metric and value_to_metric only name stats: the rule and its counters are as without them
+        RlsMatch a = match(c, d, "key7", "unspecified_value");
+        assertThat(limit(a)).isEqualTo("70 per MINUTE");
+        assertThat(a.rule().policyName()).isEqualTo("basic.key7");
+        assertThat(a.gridKey()).isEqualTo(RlsConfig.gridKey(List.of("key7"), List.of("unspecified_value")));
+        assertThat(c.warnings()).isEmpty();
+    }
+
+    @Test
+    void quotaModeIsReadAndMetadataMustBeAMap() throws IOException {
+        RlsConfig c = read(reference("quota.yaml"));
+        assertThat(c.rules()).extracting(RlsRule::quotaMode).containsExactly(true, true, false);
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    metadata: [a, b]
+                    quota_mode: maybe
+                    rate_limit: {unit: second, requests_per_unit: 5}
+                """)).contains("descriptor k (descriptors[0]): metadata is not a map; write a map (GridLimit sends no "
+                        + "dynamic metadata: it is accepted and not used)")
+                .contains("descriptor k (descriptors[0]): quota_mode: 'maybe' is not true or false");
+    }
+
+    private static String limit(RlsMatch m) {
+        return m.rule().requestsPerUnit() + " per " + m.rule().unit();
+    }
 }
