@@ -19,6 +19,7 @@ import java.util.List;
  *     host: 127.0.0.1        # the address it binds; 0.0.0.0 only behind a network policy
  *     config-files:          # envoyproxy/ratelimit YAML files, or directories of them
  *       - /etc/gridlimit/ratelimit
+ *     merge-domain-config: false  # or MERGE_DOMAIN_CONFIG=true: one domain over several files
  * </pre>
  */
 @ConfigurationProperties(EnvoyRlsProperties.PREFIX)
@@ -30,6 +31,22 @@ public class EnvoyRlsProperties {
     private String port;
     private String host;
     private List<String> configFiles;
+    private Boolean mergeDomainConfig;
+
+    /**
+     * Typed so that the startup property check refuses anything but {@code true} or {@code false} (any case).
+     *
+     * @return {@code gridlimit.envoy-rls.merge-domain-config}, or null when unset (then the environment variable
+     *     {@code MERGE_DOMAIN_CONFIG}, else false)
+     */
+    public @Nullable Boolean getMergeDomainConfig() {
+        return mergeDomainConfig;
+    }
+
+    /** @param mergeDomainConfig whether files naming one domain are merged into it */
+    public void setMergeDomainConfig(@Nullable Boolean mergeDomainConfig) {
+        this.mergeDomainConfig = mergeDomainConfig;
+    }
 
     /**
      * Typed so that the startup property check refuses anything but {@code true} or {@code false} (any case); the

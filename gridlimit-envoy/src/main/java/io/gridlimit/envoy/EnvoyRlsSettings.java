@@ -33,6 +33,9 @@ import java.util.Optional;
  *       API host's rules ({@link CheckedValues#bindAddress}).</li>
  *   <li>{@code gridlimit.envoy-rls.config-files}: the envoyproxy/ratelimit YAML files, or directories of them
  *       ({@link RlsConfigReader}); required.</li>
+ *   <li>{@value #MERGE_PROPERTY}: {@code true} merges files naming one domain (their top-level descriptors; one of
+ *       the same key and value in two files is refused); default false; when unset, envoyproxy/ratelimit's
+ *       environment variable {@value #MERGE_ENVIRONMENT} is read ({@code true} or {@code false}, any case).</li>
  * </ul>
  */
 @Context
@@ -44,6 +47,10 @@ public class EnvoyRlsSettings {
     public static final String PORT_PROPERTY = EnvoyRlsProperties.PREFIX + ".port";
     /** Property path of the bind address. */
     public static final String HOST_PROPERTY = EnvoyRlsProperties.PREFIX + ".host";
+    /** Merges files naming one domain ({@code true} or {@code false}, any case); off by default. */
+    public static final String MERGE_PROPERTY = EnvoyRlsProperties.PREFIX + ".merge-domain-config";
+    /** envoyproxy/ratelimit's environment variable for {@value #MERGE_PROPERTY}, read when the property is unset. */
+    public static final String MERGE_ENVIRONMENT = "MERGE_DOMAIN_CONFIG";
     /** Default gRPC port. */
     public static final int DEFAULT_PORT = 8083;
     /** Default bind address: loopback only. */
@@ -55,6 +62,7 @@ public class EnvoyRlsSettings {
     private final int port;
     private final String host;
     private final RlsConfig rules;
+    private final boolean merge;
 
     /**
      * @param properties the raw {@code gridlimit.envoy-rls.*} values
@@ -77,11 +85,22 @@ public class EnvoyRlsSettings {
                         + "its own");
             }
         }
+        Boolean merge = properties.getMergeDomainConfig();
+        if (merge == null) {
+            // the environment variable as Micronaut's environment source exposes it (MERGE_DOMAIN_CONFIG)
+            String alias = context.getProperty("merge.domain.config", String.class).orElse(null);
+            if (alias != null && !alias.trim().matches("(?i)true|false")) {
+                errors.add(MERGE_ENVIRONMENT + " (alias of " + MERGE_PROPERTY + "): '" + alias + "' is not true or "
+                        + "false");
+            }
+            merge = alias != null && alias.trim().equalsIgnoreCase("true");
+        }
+        this.merge = merge;
         if (!errors.isEmpty()) {
             throw new ConfigurationException("Invalid GridLimit configuration: " + String.join("; ", errors));
         }
         List<String> files = properties.getConfigFiles();
-        this.rules = RlsConfigReader.read(files == null ? List.of() : files);
+        this.rules = RlsConfigReader.read(files == null ? List.of() : files, merge);
         // loaded as envoyproxy/ratelimit reads them, but a route may be less protected than it seems: say so
         rules.warnings().forEach(w -> LOG.warn("Envoy configuration: {}", w));
     }
@@ -99,6 +118,11 @@ public class EnvoyRlsSettings {
     /** @return whether the gRPC port binds a loopback address only */
     public boolean loopbackOnly() {
         return CheckedValues.isLoopback(host);
+    }
+
+    /** @return whether files naming one domain were merged into it ({@value #MERGE_PROPERTY}) */
+    public boolean mergeDomainConfig() {
+        return merge;
     }
 
     /** @return the domains and rules read from the configuration files */

@@ -201,4 +201,27 @@ class EnvoyRlsSettingsTest {
         }
         assertThat(Ports.freePort()).isPositive();
     }
+
+    @Test
+    void mergeDomainConfigMergesOneDomainOverFilesByPropertyOrByTheReferencesVariable() {
+        List<String> files = List.of(EnvoyReferenceTest.reference("merge_domain_key1.yaml"),
+                EnvoyReferenceTest.reference("merge_domain_key2.yaml"));
+        for (String property : List.of(EnvoyRlsSettings.MERGE_PROPERTY, "merge.domain.config")) {
+            // merge.domain.config is how Micronaut's environment source shows MERGE_DOMAIN_CONFIG
+            Map<String, Object> p = props("gridlimit.envoy-rls.config-files", files, property, "TRUE");
+            try (Rls rls = Rls.client(ApplicationContext.run(p),
+                    Integer.parseInt((String) p.get("gridlimit.envoy-rls.port")))) {
+                assertThat(rls.context.getBean(EnvoyRlsSettings.class).mergeDomainConfig()).isTrue();
+                assertThat(Rls.statuses(rls.call("merged", Rls.d("key1", "value1"), Rls.d("key2", "value2"))))
+                        .as(property).containsExactly("OK 9/10 per MINUTE", "OK 19/20 per MINUTE");
+            }
+        }
+        assertThat(bootError(props("gridlimit.envoy-rls.config-files", files))).contains(
+                "domain 'merged' is also defined in");
+        assertThat(bootError(props("gridlimit.envoy-rls.config-files", files, "merge.domain.config", "yes")))
+                .contains("MERGE_DOMAIN_CONFIG (alias of gridlimit.envoy-rls.merge-domain-config): 'yes' is not "
+                        + "true or false");
+        assertThat(bootError(props("gridlimit.envoy-rls.config-files", files,
+                EnvoyRlsSettings.MERGE_PROPERTY, "yes"))).contains("gridlimit.envoy-rls.merge-domain-config");
+    }
 }

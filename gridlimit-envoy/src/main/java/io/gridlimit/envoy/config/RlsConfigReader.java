@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +22,8 @@ import java.util.stream.Stream;
  * ignored.
  *
  * <ul>
- *   <li>A file holds one YAML document: {@code domain} (non-empty, unique across files) and {@code descriptors}.
+ *   <li>A file holds one YAML document: {@code domain} (non-empty, unique across files unless merged:
+ *       {@link #read(List, boolean)}) and {@code descriptors}.
  *       A path that is a directory stands for its {@code *.yaml} and {@code *.yml} files, the extension in any
  *       case (not those whose name starts with {@code .}), in name order.</li>
  *   <li>A descriptor: {@code key} (required, no {@code *}), {@code value} (optional; absent or empty matches any
@@ -67,19 +69,39 @@ public final class RlsConfigReader {
     private final List<String> warnings = new ArrayList<>();
     private final Map<String, DraftDomain> drafts = new LinkedHashMap<>();
     private final List<Pending> pending = new ArrayList<>();
+    private final Set<String> filesRead = new HashSet<>();
+    private final boolean merge;
     private final RlsFields fields = new RlsFields(errors, warnings);
     private final RlsDescriptorReader descriptors = new RlsDescriptorReader(fields, errors,
             new RlsRuleReader(fields, errors, pending));
 
+    private RlsConfigReader(boolean merge) {
+        this.merge = merge;
+    }
+
     /**
-     * Reads every file and maps its rules.
+     * Reads every file and maps its rules; a domain lives in one file.
      *
      * @param paths the configured paths ({@value #PROPERTY}), files or directories
      * @return the configuration, never null
      * @throws RlsConfigException naming every problem with its file, domain and descriptor path
      */
     public static RlsConfig read(List<String> paths) {
-        return new RlsConfigReader().readAll(paths);
+        return read(paths, false);
+    }
+
+    /**
+     * Reads every file and maps its rules.
+     *
+     * @param paths the configured paths ({@value #PROPERTY}), files or directories
+     * @param merge whether files naming the same domain add their top-level descriptors to it (envoyproxy/ratelimit's
+     *              {@code MERGE_DOMAIN_CONFIG}; a descriptor of the same key and value in two files is refused, as
+     *              there); otherwise a domain lives in one file
+     * @return the configuration, never null
+     * @throws RlsConfigException naming every problem with its file, domain and descriptor path
+     */
+    public static RlsConfig read(List<String> paths, boolean merge) {
+        return new RlsConfigReader(merge).readAll(paths);
     }
 
     /**
@@ -142,6 +164,11 @@ public final class RlsConfigReader {
      */
     private void readFile(Path file) {
         String where = file.toString();
+        if (!filesRead.add(where)) {
+            errors.add(where + ": is read twice (listed again in " + PROPERTY + ", or inside a listed directory); list "
+                    + "each file once");
+            return;
+        }
         List<Object> documents = RlsYaml.documents(file, errors);
         if (documents == null) {
             return;
@@ -161,15 +188,37 @@ public final class RlsConfigReader {
             return;
         }
         DraftDomain earlier = drafts.get(domain);
-        if (earlier != null) {
-            errors.add(where + (earlier.file().equals(where) ? ": is read twice (listed again in " + PROPERTY
-                    + ", or inside a listed directory); list each file once"
-                    : ": domain '" + domain + "' is also defined in " + earlier.file()
-                    + "; each domain lives in one file"));
+        if (earlier != null && !merge) {
+            errors.add(where + ": domain '" + domain + "' is also defined in " + earlier.file()
+                    + "; each domain lives in one file");
             return;
         }
         String context = where + ": domain '" + domain + "'";
         Map<String, Draft> top = descriptors.level(context, domain, root.get("descriptors"), "descriptors", List.of());
-        drafts.put(domain, new DraftDomain(domain, where, top));
+        if (earlier == null) {
+            drafts.put(domain, new DraftDomain(domain, where, top));
+            return;
+        }
+        // MERGE_DOMAIN_CONFIG: the top-level descriptors join the domain's; one of the same key and value is refused
+        for (Map.Entry<String, Draft> e : top.entrySet()) {
+            Draft d = e.getValue();
+            if (earlier.descriptors().putIfAbsent(e.getKey(), d) != null) {
+                forget(d);
+                errors.add(context + ", descriptor " + RlsDrafts.display(List.of(new RlsDrafts.Segment(d.key(),
+                        d.value()))) + ": is also defined in " + earlier.file() + " (merge-domain-config merges a "
+                        + "domain's top-level descriptors, never one descriptor across files)");
+            }
+        }
+        drafts.put(domain, new DraftDomain(domain, earlier.file() + ", " + where, earlier.descriptors()));
+    }
+
+    /**
+     * Drops the rules of a refused descriptor and of every descriptor below it, so that they are never named.
+     *
+     * @param draft the refused descriptor
+     */
+    private void forget(Draft draft) {
+        pending.removeIf(p -> p == draft.rule());
+        draft.children().values().forEach(this::forget);
     }
 }

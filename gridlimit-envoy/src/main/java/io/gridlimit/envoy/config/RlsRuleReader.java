@@ -229,6 +229,6 @@ final class RlsRuleReader {
      *             (nothing to drop)
      */
     void forget(@Nullable Object rule) {
-        pending.remove(rule);
+        pending.removeIf(p -> p == rule); // by identity: an equal rule may be the kept one
     }
 }

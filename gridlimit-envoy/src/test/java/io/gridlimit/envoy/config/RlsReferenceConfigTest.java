@@ -260,4 +260,28 @@ class RlsReferenceConfigTest {
     private static String limit(RlsMatch m) {
         return m.rule().requestsPerUnit() + " per " + m.rule().unit();
     }
+
+    @Test
+    void mergeDomainConfigJoinsTheTopLevelsOfOneDomainAndRefusesADescriptorInTwoFiles() throws IOException {
+        String one = reference("merge_domain_key1.yaml");
+        String two = reference("merge_domain_key2.yaml");
+        // TestDomainMerge
+        RlsConfig c = RlsConfigReader.read(List.of(one, two), true);
+        assertThat(c.domains()).containsOnlyKeys("merged");
+        assertThat(c.domains().get("merged").file()).isEqualTo(one + ", " + two);
+        assertThat(limit(match(c, "merged", "key1", "value1"))).isEqualTo("10 per MINUTE");
+        assertThat(limit(match(c, "merged", "key2", "value2"))).isEqualTo("20 per MINUTE");
+        // without it, a domain lives in one file (today's refusal)
+        assertThatThrownBy(() -> read(one, two)).hasMessage("Invalid GridLimit configuration: " + two
+                + ": domain 'merged' is also defined in " + one + "; each domain lives in one file");
+        // TestDuplicateKeyDomainMerge: one descriptor in two files is refused, as there; a file listed twice too
+        String copy = write("copy.yaml", Files.readString(Path.of(one)));
+        assertThatThrownBy(() -> RlsConfigReader.read(List.of(one, copy), true)).hasMessage(
+                "Invalid GridLimit configuration: " + copy + ": domain 'merged', descriptor key1=value1: is also "
+                        + "defined in " + one + " (merge-domain-config merges a domain's top-level descriptors, never "
+                        + "one descriptor across files)");
+        assertThatThrownBy(() -> RlsConfigReader.read(List.of(one, one), true)).hasMessage(
+                "Invalid GridLimit configuration: " + one + ": is read twice (listed again in "
+                        + "gridlimit.envoy-rls.config-files, or inside a listed directory); list each file once");
+    }
 }
