@@ -39,8 +39,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p><b>Request.</b> Checked whole before anything is decided ({@code INVALID_ARGUMENT} otherwise): valid protobuf
  * with UTF-8 strings (served through {@link #strictDefinition()}); a non-empty
- * domain; 1 to {@value #MAX_DESCRIPTORS} descriptors of 1 to {@value #MAX_ENTRIES} entries with non-empty keys; no
- * per-request limit override ({@code descriptors[i].limit}); costs in [0, 10^15]. The cost of a descriptor is its
+ * domain; 1 to {@value #MAX_DESCRIPTORS} descriptors of 1 to {@value #MAX_ENTRIES} entries with non-empty keys; a
+ * per-request limit override ({@code descriptors[i].limit}) of a known unit ({@link RlsOverrides}, applied in place
+ * of the descriptor's rule); costs in [0, 10^15]. The cost of a descriptor is its
  * own {@code hits_addend} when set, else the request's ({@code 0} there means 1); an explicit 0 on a descriptor is a
  * <i>peek</i>: decided without consuming anything (asked at the rule's quota + 1, which every algorithm denies
  * without a write, SPEC §3) and answered OVER_LIMIT when nothing remains. An unknown domain answers OK for every

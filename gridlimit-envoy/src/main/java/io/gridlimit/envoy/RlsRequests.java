@@ -23,7 +23,7 @@ import java.util.Set;
 /**
  * What {@link EnvoyRateLimitService} reads from a {@code ShouldRateLimit} request (docs/SPEC.md §12): the strict
  * parse, the checks that refuse a request whole ({@code INVALID_ARGUMENT}, naming the field, never a value), and each
- * descriptor's rule after {@code replaces}. Stateless.
+ * descriptor's rule after {@code replaces} (or its limit override, {@link RlsOverrides}). Stateless.
  */
 final class RlsRequests {
     /** Stands for a request whose bytes are not a valid {@code RateLimitRequest} (compared by identity). */
@@ -94,9 +94,8 @@ final class RlsRequests {
                     return at + ".entries[" + j + "].key must not be empty";
                 }
             }
-            if (d.hasLimit()) {
-                return at + ".limit (a per-request limit override) is not supported by GridLimit: configure the "
-                        + "limit in gridlimit.envoy-rls.config-files";
+            if (d.hasLimit() && RlsOverrides.invalid(d.getLimit()) != null) {
+                return at + "." + RlsOverrides.invalid(d.getLimit());
             }
             if (d.hasHitsAddend()) {
                 long cost = d.getHitsAddend().getValue();
@@ -125,7 +124,9 @@ final class RlsRequests {
         Set<String> replaced = new HashSet<>();
         for (int i = 0; i < n; i++) {
             RateLimitDescriptor d = request.getDescriptors(i);
-            matched[i] = rules.match(domain, keys(d), values(d));
+            // an override replaces whatever the descriptor matches, as envoyproxy/ratelimit's GetLimit does
+            matched[i] = d.hasLimit() ? RlsOverrides.match(domain, d, keys(d), values(d))
+                    : rules.match(domain, keys(d), values(d));
             if (matched[i] != null) {
                 replaced.addAll(matched[i].rule().replaces());
             }

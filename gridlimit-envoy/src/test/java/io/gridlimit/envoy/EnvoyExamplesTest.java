@@ -224,10 +224,16 @@ class EnvoyExamplesTest {
                 .hasMessage("INVALID_ARGUMENT: descriptors[0].entries must hold 1 to 64 entries, got 0");
         assertThatThrownBy(() -> rls.call("mongo_cps", d("", "x")))
                 .hasMessage("INVALID_ARGUMENT: descriptors[0].entries[0].key must not be empty");
+        // an override without a unit (UNKNOWN): envoyproxy/ratelimit would fail the call; here it is named
         RateLimitDescriptor override = d("database", "users").toBuilder().setLimit(RateLimitDescriptor
                 .RateLimitOverride.newBuilder().setRequestsPerUnit(1_000_000)).build();
-        assertThatThrownBy(() -> rls.call("mongo_cps", override)).hasMessageStartingWith("INVALID_ARGUMENT: "
-                + "descriptors[0].limit (a per-request limit override) is not supported by GridLimit");
+        assertThatThrownBy(() -> rls.call("mongo_cps", d("database", "users"), override)).hasMessage(
+                "INVALID_ARGUMENT: descriptors[1].limit.unit must be SECOND, MINUTE, HOUR, DAY, WEEK, MONTH or YEAR, "
+                        + "got 0");
+        RateLimitDescriptor unrecognized = d("database", "users").toBuilder().setLimit(RateLimitDescriptor
+                .RateLimitOverride.newBuilder().setRequestsPerUnit(5).setUnitValue(99)).build();
+        assertThatThrownBy(() -> rls.call("mongo_cps", unrecognized)).hasMessageEndingWith(
+                "descriptors[0].limit.unit must be SECOND, MINUTE, HOUR, DAY, WEEK, MONTH or YEAR, got 99");
     }
 
     @Test

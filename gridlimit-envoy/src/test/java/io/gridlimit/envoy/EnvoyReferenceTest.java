@@ -4,6 +4,7 @@ import com.hazelcast.core.DistributedObject;
 import com.hazelcast.core.HazelcastInstance;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
+import io.envoyproxy.envoy.type.v3.RateLimitUnit;
 import io.gridlimit.time.ManualTimeSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterAll;
@@ -200,5 +201,45 @@ class EnvoyReferenceTest {
                 "OVER_LIMIT [OVER_LIMIT 0/1 per DAY]");
         assertThat(rls.call("basic", d("key4", "foo")).getStatuses(0).getCurrentLimit().getName())
                 .isEqualTo("key4_rate_limit");
+    }
+
+    private static RateLimitDescriptor override(RateLimitDescriptor d, int requestsPerUnit, RateLimitUnit unit) {
+        return d.toBuilder().setLimit(RateLimitDescriptor.RateLimitOverride.newBuilder()
+                .setRequestsPerUnit(requestsPerUnit).setUnit(unit)).build();
+    }
+
+    @Test
+    void aLimitOverrideReplacesTheRuleAndOverridesOfOneUnitShareTheDescriptorsCounter() {
+        // TestConfigLimitOverride, answered: the override replaces the rule the descriptor matches (5 per second)
+        RateLimitDescriptor something = d("key1", "value1", "subkey1", "something");
+        RateLimitResponse r = rls.call("basic", override(something, 10, RateLimitUnit.DAY));
+        assertThat(statuses(r)).containsExactly("OK 9/10 per DAY");
+        assertThat(r.getStatuses(0).getCurrentLimit().getName()).isEmpty();
+        assertThat(headers(r)).containsEntry("RateLimit-Policy", "\"basic.limit-day\";q=10;w=86400");
+        // another unit: another counter
+        assertThat(statuses(rls.call("basic", override(something, 42, RateLimitUnit.HOUR))))
+                .containsExactly("OK 41/42 per HOUR");
+        // the same unit, another limit: the same counter (2 used of the day so far, then 3)
+        assertThat(statuses(rls.call("basic", override(something, 10, RateLimitUnit.DAY))))
+                .containsExactly("OK 8/10 per DAY");
+        assertThat(statuses(rls.call("basic", override(something, 20, RateLimitUnit.DAY))))
+                .containsExactly("OK 17/20 per DAY");
+        // another value: its own counter; the configured rule's counter was never touched
+        assertThat(statuses(rls.call("basic", override(d("key1", "value1", "subkey1", "something_else"), 42,
+                RateLimitUnit.HOUR)))).containsExactly("OK 41/42 per HOUR");
+        assertThat(statuses(rls.call("basic", something))).containsExactly("OK 4/5 per SECOND");
+        // it applies even where no rule, or an unlimited one, would
+        assertThat(sequence(2, "basic", override(d("key6", "x"), 1, RateLimitUnit.MINUTE))).containsExactly(
+                "OK [OK 0/1 per MINUTE]", "OVER_LIMIT [OVER_LIMIT 0/1 per MINUTE]");
+        // WEEK (7) is no RateLimitUnit of this proto yet, but a newer Envoy sends it: read by its number
+        RateLimitDescriptor week = d("nothing", "x").toBuilder().setLimit(RateLimitDescriptor.RateLimitOverride
+                .newBuilder().setRequestsPerUnit(3).setUnitValue(7)).build();
+        assertThat(sequence(1, "basic", week)).containsExactly("OK [OK 2/3 per WEEK]");
+        // 0 is a block list; in an unknown domain nothing applies
+        assertThat(sequence(1, "basic", override(d("key2", "x"), 0, RateLimitUnit.SECOND))).containsExactly(
+                "OVER_LIMIT [OVER_LIMIT 0/0 per SECOND]");
+        assertThat(sequence(1, "nobody", override(d("key2", "x"), 1, RateLimitUnit.SECOND))).containsExactly(
+                "OK [OK 0]");
+        assertThat(decisions("basic.limit-day", "allowed")).isEqualTo(3.0);
     }
 }

@@ -45,6 +45,19 @@ public final class RlsConfig {
         return warnings;
     }
 
+    /**
+     * The policy that decides a domain's per-request limit overrides of one unit (docs/SPEC.md §12, "Overrides"):
+     * {@code <domain>.limit-<unit>} (hashed like a rule's when the domain is no valid policy name); no rule ever
+     * has it.
+     *
+     * @param domain a domain
+     * @param unit the override's unit
+     * @return the policy name, never null
+     */
+    public static String overridePolicyName(String domain, RlsUnit unit) {
+        return RlsDomainBuilder.overrideName(domain, unit);
+    }
+
     /** @return the domains by name, unmodifiable */
     public Map<String, RlsDomain> domains() {
         return domains;

@@ -51,6 +51,10 @@ final class RlsDomainBuilder {
         Map<String, Integer> count = new HashMap<>();
         for (Pending p : pending) {
             count.merge(p.fullKey(), 1, Integer::sum);
+            for (RlsUnit u : RlsUnit.values()) {
+                // reserved for the domain's per-request overrides: a rule with such a full key is hashed instead
+                count.merge(overrideName(p.domain(), u), 2, Integer::sum);
+            }
         }
         Set<String> used = new LinkedHashSet<>();
         Map<Pending, RlsRule> rules = new IdentityHashMap<>();
@@ -73,6 +77,27 @@ final class RlsDomainBuilder {
                     p.replaces()));
         }
         return rules;
+    }
+
+    /**
+     * The policy of a domain's per-request limit overrides of one unit (docs/SPEC.md §12, "Overrides"):
+     * {@code <domain>.limit-<unit>} when that is a valid policy name, else the domain's valid characters (others as
+     * {@code -}, at most 40), {@code -}, 8 hex digits of the SHA-256 of the domain, and {@code .limit-<unit>}. Rules
+     * never take these names ({@link #names} hashes a rule whose full key is one of them), and hashed rule names end
+     * in hex digits, never in a unit.
+     *
+     * @param domain a domain
+     * @param unit the override's unit
+     * @return the policy name, valid, at most 63 characters
+     */
+    static String overrideName(String domain, RlsUnit unit) {
+        String suffix = ".limit-" + unit.name().toLowerCase(java.util.Locale.ROOT);
+        String plain = domain + suffix;
+        if (POLICY_NAME.matcher(plain).matches()) {
+            return plain;
+        }
+        String clean = domain.replaceAll("[^A-Za-z0-9._-]", "-");
+        return clean.substring(0, Math.min(40, clean.length())) + "-" + hash(domain) + suffix;
     }
 
     /**

@@ -284,4 +284,21 @@ class RlsReferenceConfigTest {
                 "Invalid GridLimit configuration: " + one + ": is read twice (listed again in "
                         + "gridlimit.envoy-rls.config-files, or inside a listed directory); list each file once");
     }
+
+    @Test
+    void overridePoliciesHaveNamesNoRuleTakes() throws IOException {
+        assertThat(RlsConfig.overridePolicyName("d", RlsUnit.SECOND)).isEqualTo("d.limit-second");
+        assertThat(RlsConfig.overridePolicyName("my domain", RlsUnit.YEAR)).matches("my-domain-[0-9a-f]{8}\\.limit-year");
+        RlsConfig c = read(write("o.yaml", """
+                domain: d
+                descriptors:
+                  - key: limit-second
+                    rate_limit: {unit: second, requests_per_unit: 5}
+                  - key: limit
+                    rate_limit: {unit: second, requests_per_unit: 5}
+                """));
+        // the full key d.limit-second is an override's policy: the rule's name is hashed instead
+        assertThat(c.rules().get(0).policyName()).matches("d\\.limit-second-[0-9a-f]{8}");
+        assertThat(c.rules().get(1).policyName()).isEqualTo("d.limit");
+    }
 }
