@@ -28,8 +28,8 @@ import java.util.Map;
  * {@code duration_until_reset} the decision's, uint32 saturating; a block list's: 0 and the time left in its unit's
  * window), the SPEC §5 header fields of the decided policies and the binding descriptor in
  * {@code response_headers_to_add}, and on OVER_LIMIT {@code Retry-After} (unless the cost can never pass; none of
- * these when a block list binds, which has no policy), {@code content-type: application/problem+json} and the quota-exceeded problem as
- * {@code raw_body}. Thread-safe.
+ * these when a block list binds, which has no policy), {@code content-type: application/problem+json} and the
+ * quota-exceeded problem as {@code raw_body}. Thread-safe.
  */
 final class RlsAnswers {
     private static final long MAX_UINT32 = 0xFFFF_FFFFL;

@@ -15,7 +15,8 @@ import java.util.Map;
  * The domains read from {@code gridlimit.envoy-rls.config-files} ({@link RlsConfigReader}), and the lookup of a
  * request's descriptor in them, as envoyproxy/ratelimit matches (docs/SPEC.md §12): level by level, the entry's
  * {@code (key, value)} first, then the level's wildcards of the key, then its key alone; a rule applies only when
- * the descriptor's last entry reaches a descriptor that has one (as many entries as nesting levels). Immutable and thread-safe.
+ * the descriptor's last entry reaches a descriptor that has one (as many entries as nesting levels). Immutable and
+ * thread-safe.
  */
 public final class RlsConfig {
     /** Prefix of every grid key of an Envoy rule, before the SHA-256 of the descriptor's entries. */

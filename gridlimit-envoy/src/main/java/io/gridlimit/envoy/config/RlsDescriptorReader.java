@@ -44,8 +44,9 @@ final class RlsDescriptorReader {
      * absent: any value; holding {@code *}, a wildcard), {@code rate_limit}, {@code descriptors},
      * {@code shadow_mode} (only with a {@code rate_limit}), {@code share_threshold} (only on a wildcard value),
      * {@code quota_mode}, {@code detailed_metric} and {@code value_to_metric} (booleans; the last two only name
-     * envoyproxy/ratelimit's stats, without effect here), {@code metadata} (a map, not used: no dynamic metadata); no two items of the list with the same key
-     * and value. Messages name the descriptor as {@code <context>, descriptor k=v/user (descriptors[0]…): …}.
+     * envoyproxy/ratelimit's stats, without effect here), {@code metadata} (a map, not used: no dynamic
+     * metadata); no two items of the list with the same key and value. Messages name the descriptor as
+     * {@code <context>, descriptor k=v/user (descriptors[0]…): …}.
      *
      * @param context the file and domain, as messages show them ({@code <file>: domain 'd'})
      * @param domain the domain

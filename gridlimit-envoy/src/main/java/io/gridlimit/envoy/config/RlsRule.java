@@ -70,7 +70,10 @@ public record RlsRule(String domain, String path, @Nullable Policy policy, @Null
         return kind == Kind.BLOCKED;
     }
 
-    /** @return the quota of its policy (capacity or window limit), the largest cost it can ever admit; 0 unless limited */
+    /**
+     * @return the quota of its policy (capacity or window limit), the largest cost it can ever admit; 0 unless
+     *     limited
+     */
     public long quota() {
         return policy == null ? 0 : policy.bands().get(0).quota();
     }

@@ -421,7 +421,8 @@ class RlsConfigReaderTest {
                   - key: i
                     rate_limit: {name: c, unit: second, requests_per_unit: 5}
                 """));
-        assertThat(c.rules()).extracting(RlsRule::replaces).containsExactly(List.of("b"), List.of("c"), List.of());        assertThat(c.warnings()).isEmpty();
+        assertThat(c.rules()).extracting(RlsRule::replaces).containsExactly(List.of("b"), List.of("c"), List.of());
+        assertThat(c.warnings()).isEmpty();
     }
 
     @Test

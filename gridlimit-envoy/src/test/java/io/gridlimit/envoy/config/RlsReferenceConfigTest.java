@@ -288,7 +288,8 @@ class RlsReferenceConfigTest {
     @Test
     void overridePoliciesHaveNamesNoRuleTakes() throws IOException {
         assertThat(RlsConfig.overridePolicyName("d", RlsUnit.SECOND)).isEqualTo("d.limit-second");
-        assertThat(RlsConfig.overridePolicyName("my domain", RlsUnit.YEAR)).matches("my-domain-[0-9a-f]{8}\\.limit-year");
+        assertThat(RlsConfig.overridePolicyName("my domain", RlsUnit.YEAR))
+                .matches("my-domain-[0-9a-f]{8}\\.limit-year");
         RlsConfig c = read(write("o.yaml", """
                 domain: d
                 descriptors:
