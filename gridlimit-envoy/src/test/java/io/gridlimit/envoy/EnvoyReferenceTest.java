@@ -42,7 +42,8 @@ class EnvoyReferenceTest {
     static void start() {
         rls = Rls.start(Rls.properties("envoy-reference", reference("blocklist.yaml"),
                 reference("wildcard.yaml"), reference("share_threshold.yaml"), reference("resolutions.yaml"),
-                reference("basic.yaml"), reference("quota.yaml")));
+                reference("basic.yaml"), reference("quota.yaml"), reference("example.yaml"),
+                reference("reload.yaml")));
         clock = rls.context.getBean(ManualTimeSource.class);
     }
 
@@ -241,5 +242,38 @@ class EnvoyReferenceTest {
         assertThat(sequence(1, "nobody", override(d("key2", "x"), 1, RateLimitUnit.SECOND))).containsExactly(
                 "OK [OK 0]");
         assertThat(decisions("basic.limit-day", "allowed")).isEqualTo(3.0);
+    }
+
+    @Test
+    void theReferencesExampleConfigIsAnsweredAsThere() {
+        // the block list banned_limit...
+        assertThat(sequence(1, "rl", d("foo", "x", "bar", "banned"))).containsExactly(
+                "OVER_LIMIT [OVER_LIMIT 0/0 per MINUTE]");
+        // ...is replaced where the override rule matches the same request
+        assertThat(sequence(1, "rl", d("foo", "x", "bar", "banned"), d("source_cluster", "proxy",
+                "destination_cluster", "override"))).containsExactly("OK [OK 0, OK 1/2 per MINUTE]");
+        // category=account replaces bkthomps (and fake_name, which no descriptor here matches)
+        assertThat(sequence(1, "rl", d("category", "account"), d("foo", "x", "bar", "bkthomps"))).containsExactly(
+                "OK [OK 3/4 per MINUTE, OK 0]");
+        assertThat(sequence(2, "rl", d("foo", "x", "bar", "bkthomps"))).containsExactly("OK [OK 0/1 per MINUTE]",
+                "OVER_LIMIT [OVER_LIMIT 0/1 per MINUTE]");
+        // foo's own rule, bar's key alone, unlimited bay, shadowed baz, detailed_metric unspec, quota-mode service
+        assertThat(sequence(1, "rl", d("foo", "x"), d("foo", "x", "bar", "other"), d("foo", "x", "bay", "y"),
+                d("unspec", "v"), d("service", "service_1"))).containsExactly("OK [OK 1/2 per MINUTE, "
+                + "OK 2/3 per MINUTE, OK 4294967295, OK 1/2 per MINUTE, OK 0/1 per MINUTE]");
+        assertThat(sequence(4, "rl", d("foo", "x", "baz", "shady"))).containsExactly("OK [OK 2/3 per MINUTE]",
+                "OK [OK 1/3 per MINUTE]", "OK [OK 0/3 per MINUTE]", "OK [OK 0/3 per MINUTE]");
+        // the quota-mode descriptor alone is all of the request's quota-mode descriptors: OVER_LIMIT
+        assertThat(sequence(1, "rl", d("service", "service_1"))).containsExactly(
+                "OVER_LIMIT [OVER_LIMIT 0/1 per MINUTE]");
+    }
+
+    @Test
+    void theReferencesReloadConfigBlocksAndLimits() {
+        assertThat(sequence(1, "reload", d("key1", "a"), d("one_per_minute", "b"))).containsExactly(
+                "OK [OK 49/50 per SECOND, OK 0/1 per MINUTE]");
+        assertThat(sequence(1, "reload", d("block", "c"))).containsExactly("OVER_LIMIT [OVER_LIMIT 0/0 per SECOND]");
+        assertThat(sequence(1, "reload", d("one_per_minute", "b"))).containsExactly(
+                "OVER_LIMIT [OVER_LIMIT 0/1 per MINUTE]");
     }
 }

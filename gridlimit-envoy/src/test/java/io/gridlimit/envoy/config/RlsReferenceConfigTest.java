@@ -302,4 +302,17 @@ class RlsReferenceConfigTest {
         assertThat(c.rules().get(0).policyName()).matches("d\\.limit-second-[0-9a-f]{8}");
         assertThat(c.rules().get(1).policyName()).isEqualTo("d.limit");
     }
+
+    @Test
+    void theReferencesExampleAndReloadConfigsLoadWithoutWarnings() {
+        RlsConfig c = read(reference("example.yaml"), reference("reload.yaml"));
+        assertThat(c.domains()).containsOnlyKeys("rl", "reload");
+        assertThat(c.warnings()).isEmpty();
+        RlsRule banned = match(c, "rl", "foo", "x", "bar", "banned").rule();
+        assertThat(banned.blocked()).isTrue();
+        assertThat(banned.name()).isEqualTo("banned_limit");
+        assertThat(match(c, "rl", "service", "service_1").rule().quotaMode()).isTrue();
+        assertThat(match(c, "reload", "block", "x").rule().blocked()).isTrue();
+        assertThat(c.policies()).hasSize(c.rules().size() - 3); // less two block lists and one unlimited rule
+    }
 }
