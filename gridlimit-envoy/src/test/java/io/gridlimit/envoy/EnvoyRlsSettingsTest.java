@@ -224,4 +224,24 @@ class EnvoyRlsSettingsTest {
         assertThat(bootError(props("gridlimit.envoy-rls.config-files", files,
                 EnvoyRlsSettings.MERGE_PROPERTY, "yes"))).contains("gridlimit.envoy-rls.merge-domain-config");
     }
+
+    @Test
+    void whatLeavesARouteLessProtectedIsLoggedAtWarnAtBoot() {
+        ch.qos.logback.classic.Logger log = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+                .getLogger(EnvoyRlsSettings.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> seen =
+                new ch.qos.logback.core.read.ListAppender<>();
+        seen.start();
+        log.addAppender(seen);
+        try (ApplicationContext c = ApplicationContext.run(props("gridlimit.envoy-rls.config-files",
+                List.of(EnvoyReferenceTest.reference("resolutions.yaml"))))) {
+            List<String> warnings = c.getBean(EnvoyRlsSettings.class).rules().warnings();
+            assertThat(warnings).hasSize(4);
+            assertThat(seen.list).filteredOn(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
+                    .extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                    .containsExactlyElementsOf(warnings.stream().map(w -> "Envoy configuration: " + w).toList());
+        } finally {
+            log.detachAppender(seen);
+        }
+    }
 }
