@@ -32,9 +32,8 @@ import java.util.stream.Stream;
  *       and value.</li>
  *   <li>{@code rate_limit}: {@code unit} (second, minute, hour, day, week, month, year; any case) and
  *       {@code requests_per_unit} (an integer in [0, 2^32 - 1]: 0 is a block list, decided without the grid, as
- *       SPEC §1 has no limit 0), or {@code unlimited: true}
- *       alone; optional {@code name} and {@code replaces: [{name: …}]} (a name some rule of the domain has, not its
- *       own); optional extension {@code gridlimit: {algorithm: …, capacity: …}}: any GridLimit algorithm but
+ *       SPEC §1 has no limit 0), or {@code unlimited: true} (without a unit); optional {@code name} and
+ *       {@code replaces: [{name: …}]} (not its own; a name no rule has replaces nothing); optional extension {@code gridlimit: {algorithm: …, capacity: …}}: any GridLimit algorithm but
  *       {@code calendar} (a unit is a fixed length) instead of the default fixed window, and for a token bucket
  *       or GCRA its burst (default {@code requests_per_unit}), refilling {@code requests_per_unit} per unit.</li>
  *   <li>Read without effect on decisions: {@code detailed_metric} and {@code value_to_metric} (they name

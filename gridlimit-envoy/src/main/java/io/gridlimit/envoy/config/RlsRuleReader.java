@@ -184,7 +184,7 @@ final class RlsRuleReader {
 
     /**
      * Reads {@code rate_limit.replaces}: a list of {@code {name: <name>}} maps (absent, empty or refused: none).
-     * Whether each name is some rule's of the domain, and that no cycle forms, is checked once every file is read
+     * Names no rule of the domain has, and cycles, are warned of once every file is read
      * ({@link RlsReplaces#check}).
      *
      * @param here the file, domain and descriptor, as messages show them
