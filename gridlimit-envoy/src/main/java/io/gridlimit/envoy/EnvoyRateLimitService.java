@@ -6,6 +6,7 @@ import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
 import io.gridlimit.envoy.config.RlsConfig;
 import io.gridlimit.envoy.config.RlsDomain;
+import io.gridlimit.envoy.config.RlsMatch;
 import io.gridlimit.envoy.config.RlsRule;
 import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.micronaut.decide.Ask;
@@ -13,6 +14,7 @@ import io.gridlimit.micronaut.decide.Decider;
 import io.gridlimit.micronaut.decide.Decisions;
 import io.gridlimit.micronaut.decide.Door;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
+import io.gridlimit.time.TimeSource;
 import io.grpc.Context;
 import io.grpc.Deadline;
 import io.grpc.ServerServiceDefinition;
@@ -38,17 +40,20 @@ import java.util.function.Supplier;
  *
  * <p><b>Request.</b> Checked whole before anything is decided ({@code INVALID_ARGUMENT} otherwise): valid protobuf
  * with UTF-8 strings (served through {@link #strictDefinition()}); a non-empty
- * domain; 1 to {@value #MAX_DESCRIPTORS} descriptors of 1 to {@value #MAX_ENTRIES} entries with non-empty keys; no
- * per-request limit override ({@code descriptors[i].limit}); costs in [0, 10^15]. The cost of a descriptor is its
+ * domain; 1 to {@value #MAX_DESCRIPTORS} descriptors of 1 to {@value #MAX_ENTRIES} entries with non-empty keys; a
+ * per-request limit override ({@code descriptors[i].limit}) of a known unit ({@link RlsOverrides}, applied in place
+ * of the descriptor's rule); costs in [0, 10^15]. The cost of a descriptor is its
  * own {@code hits_addend} when set, else the request's ({@code 0} there means 1); an explicit 0 on a descriptor is a
  * <i>peek</i>: decided without consuming anything (asked at the rule's quota + 1, which every algorithm denies
  * without a write, SPEC §3) and answered OVER_LIMIT when nothing remains. An unknown domain answers OK for every
  * descriptor and is counted ({@value #UNKNOWN_DOMAINS}).
  *
- * <p><b>Decisions.</b> Every descriptor that selects a limited rule ({@link RlsConfig#lookup}, after
+ * <p><b>Decisions.</b> A descriptor that selects a block list ({@code requests_per_unit: 0}) is over its limit,
+ * decided here without the grid. Every descriptor that selects a limited rule ({@link RlsConfig#lookup}, after
  * {@code replaces}) is decided at once, each as one grid decision of its policy under
  * {@link RlsConfig#gridKey}, through the door-neutral {@link Decider} ({@link Door#ENVOY}: a reservation). The
- * request is OVER_LIMIT when a descriptor not in shadow mode denies. All-or-nothing: every admission of a request
+ * request is OVER_LIMIT when a descriptor not in shadow mode denies, except that descriptors in quota mode make it
+ * OVER_LIMIT only when all of them deny ({@link RlsOutcome#overLimit}). All-or-nothing: every admission of a request
  * that is OVER_LIMIT or {@code UNAVAILABLE} (grid and local, shadow-mode descriptors included) is given back
  * ({@link Decisions#close}), so such a request consumed nothing anywhere (a denial and a peek consume nothing,
  * SPEC §3).
@@ -89,6 +94,7 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
     private final RlsAnswers answers;
     private final long gridTimeoutNanos;
     private final Counter unknownDomains;
+    private final TimeSource clock;
 
     /**
      * @param rules the rules in force, read once per call (a reload applies to the calls that start after it)
@@ -96,11 +102,12 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
      * @param decider decides the descriptors (the door-neutral pipeline)
      * @param metrics GridLimit's meters
      * @param json writes problem bodies
+     * @param clock the replica's time source (the grid's, SPEC §2), which block lists read for their reset
      */
     @Inject
     public EnvoyRateLimitService(EnvoyRlsRules rules, GridLimitConfig config, Decider decider,
-                                 GridLimitMetrics metrics, JsonMapper json) {
-        this(rules::current, config, decider, metrics, json);
+                                 GridLimitMetrics metrics, JsonMapper json, TimeSource clock) {
+        this(rules::current, config, decider, metrics, json, clock);
     }
 
     /**
@@ -109,11 +116,12 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
      * @param decider decides the descriptors
      * @param metrics GridLimit's meters
      * @param json writes problem bodies
+     * @param clock the replica's time source, which block lists read for their reset
      */
     public EnvoyRateLimitService(Supplier<RlsConfig> rules, GridLimitConfig config, Decider decider,
-                                 GridLimitMetrics metrics,
-                                 JsonMapper json) {
+                                 GridLimitMetrics metrics, JsonMapper json, TimeSource clock) {
         this.rules = rules;
+        this.clock = clock;
         this.decider = decider;
         this.answers = new RlsAnswers(config.headers(), metrics, json);
         this.gridTimeoutNanos = config.gridTimeout().toNanos();
@@ -169,17 +177,23 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
         if (call.isCancelled()) {
             return; // the client has gone: nothing is decided
         }
-        RlsRule[] matched = RlsRequests.match(rules, domain, request);
+        RlsMatch[] found = RlsRequests.match(rules, domain, request);
+        RlsRule[] matched = new RlsRule[n];
         Decisions decisions = decider.begin(Door.ENVOY, Math.max(1, budgetNanos), null, null); // decider's timer
         List<CompletableFuture<RlsOutcome>> decided = new ArrayList<>();
         RlsOutcome[] outcomes = new RlsOutcome[n];
         for (int i = 0; i < n; i++) {
-            RlsRule rule = matched[i];
+            RlsRule rule = found[i] == null ? null : found[i].rule();
+            matched[i] = rule;
             if (rule != null && !rule.unlimited()) {
                 RateLimitDescriptor d = request.getDescriptors(i);
                 long cost = RlsRequests.cost(request, d);
-                RlsOutcome.Check check = new RlsOutcome.Check(i, rule, RlsRequests.gridKey(d), cost == 0 ? 1 : cost,
+                RlsOutcome.Check check = new RlsOutcome.Check(i, rule, found[i].gridKey(), cost == 0 ? 1 : cost,
                         cost == 0);
+                if (rule.blocked()) {
+                    outcomes[i] = RlsOutcome.blocked(check, clock.nowNanos()); // no grid call, nothing stored
+                    continue;
+                }
                 int index = i;
                 decided.add(decisions.decide(new Ask(rule.policy(), check.key(), check.asked()))
                         .thenApply(a -> outcomes[index] = RlsOutcome.of(check, a, decider.failureMode())));
@@ -225,14 +239,13 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                          StreamObserver<RateLimitResponse> out) {
         boolean unavailable = false;
         boolean cancelled = false;
-        boolean over = false;
         for (RlsOutcome o : outcomes) {
             if (o != null) {
                 unavailable |= o.source() == RlsOutcome.Source.UNAVAILABLE;
                 cancelled |= o.source() == RlsOutcome.Source.CANCELLED;
-                over |= o.denies();
             }
         }
+        boolean over = RlsOutcome.overLimit(outcomes);
         answers.count(outcomes);
         if (unavailable || over || cancelled) {
             // all-or-nothing: a request Envoy does not admit consumed nothing anywhere (SPEC §12)

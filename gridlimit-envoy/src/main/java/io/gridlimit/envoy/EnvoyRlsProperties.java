@@ -20,6 +20,7 @@ import java.util.List;
  *     config-files:          # envoyproxy/ratelimit YAML files, or directories of them
  *       - /etc/gridlimit/ratelimit
  *     reload-interval: 1s    # how often the files are checked for changes; 0 turns reloading off
+ *     merge-domain-config: false  # or MERGE_DOMAIN_CONFIG=true: one domain over several files
  *     tls:                   # optional: both or neither (PEM)
  *       certificate-file: /etc/gridlimit/tls/tls.crt
  *       private-key-file: /etc/gridlimit/tls/tls.key
@@ -36,6 +37,22 @@ public class EnvoyRlsProperties {
     private List<String> configFiles;
     private String reloadInterval;
     private Tls tls = new Tls();
+    private Boolean mergeDomainConfig;
+
+    /**
+     * Typed so that the startup property check refuses anything but {@code true} or {@code false} (any case).
+     *
+     * @return {@code gridlimit.envoy-rls.merge-domain-config}, or null when unset (then the environment variable
+     *     {@code MERGE_DOMAIN_CONFIG}, else false)
+     */
+    public @Nullable Boolean getMergeDomainConfig() {
+        return mergeDomainConfig;
+    }
+
+    /** @param mergeDomainConfig whether files naming one domain are merged into it */
+    public void setMergeDomainConfig(@Nullable Boolean mergeDomainConfig) {
+        this.mergeDomainConfig = mergeDomainConfig;
+    }
 
     /**
      * Typed so that the startup property check refuses anything but {@code true} or {@code false} (any case); the

@@ -60,6 +60,8 @@ public class EnvoyRlsRules {
     enum Check { UNCHANGED, PENDING, APPLIED, REFUSED }
 
     private final List<String> paths;
+    /** {@code merge-domain-config}, read again with the files. */
+    private final boolean merge;
     private final Duration interval;
     private final RateLimiter limiter;
     private final GridLimitConfig config;
@@ -80,6 +82,7 @@ public class EnvoyRlsRules {
     public EnvoyRlsRules(EnvoyRlsSettings settings, RateLimiter limiter, GridLimitConfig config,
                          GridLimitMetrics metrics) {
         this.paths = settings.configFiles();
+        this.merge = settings.mergeDomainConfig();
         this.interval = settings.reloadInterval();
         this.limiter = limiter;
         this.config = config;
@@ -208,7 +211,7 @@ public class EnvoyRlsRules {
         candidate = null;
         RlsConfig next;
         try {
-            next = RlsConfigReader.read(paths);
+            next = RlsConfigReader.read(paths, merge);
         } catch (RlsConfigException e) {
             refusedDigest = now;
             lastRefusal = e.getMessage();
@@ -217,6 +220,7 @@ public class EnvoyRlsRules {
                     RlsFiles.shortDigest(now), RlsFiles.shortDigest(inForce.digest()), e.getMessage());
             return Check.REFUSED;
         }
+        next.warnings().forEach(w -> LOG.warn("Envoy configuration: {}", w));
         prepare(next);
         current = next;
         refusedDigest = null;

@@ -13,6 +13,8 @@ import io.micronaut.core.convert.ConversionService;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -38,6 +40,9 @@ import java.util.Optional;
  *       turn reloading off (Micronaut's duration syntax).</li>
  *   <li>{@code gridlimit.envoy-rls.tls.certificate-file} and {@code .private-key-file}: PEM files, both or neither;
  *       with them the port serves TLS only ({@link RlsTls}), read again when they change.</li>
+ *   <li>{@value #MERGE_PROPERTY}: {@code true} merges files naming one domain (their top-level descriptors; one of
+ *       the same key and value in two files is refused); default false; when unset, envoyproxy/ratelimit's
+ *       environment variable {@value #MERGE_ENVIRONMENT} is read ({@code true} or {@code false}, any case).</li>
  * </ul>
  */
 @Context
@@ -49,6 +54,10 @@ public class EnvoyRlsSettings {
     public static final String PORT_PROPERTY = EnvoyRlsProperties.PREFIX + ".port";
     /** Property path of the bind address. */
     public static final String HOST_PROPERTY = EnvoyRlsProperties.PREFIX + ".host";
+    /** Merges files naming one domain ({@code true} or {@code false}, any case); off by default. */
+    public static final String MERGE_PROPERTY = EnvoyRlsProperties.PREFIX + ".merge-domain-config";
+    /** envoyproxy/ratelimit's environment variable for {@value #MERGE_PROPERTY}, read when the property is unset. */
+    public static final String MERGE_ENVIRONMENT = "MERGE_DOMAIN_CONFIG";
     /** Default gRPC port. */
     public static final int DEFAULT_PORT = 8083;
     /** Default bind address: loopback only. */
@@ -63,12 +72,15 @@ public class EnvoyRlsSettings {
     public static final long MAX_RELOAD_MILLIS = 60_000;
 
 
+    private static final Logger LOG = LoggerFactory.getLogger(EnvoyRlsSettings.class);
+
     private final int port;
     private final String host;
     private final Duration reloadInterval;
     private final List<String> configFiles;
     private final @Nullable RlsTls tls;
     private final RlsConfig rules;
+    private final boolean merge;
 
     /**
      * @param properties the raw {@code gridlimit.envoy-rls.*} values
@@ -93,12 +105,25 @@ public class EnvoyRlsSettings {
         }
         this.reloadInterval = reloadInterval(properties.getReloadInterval(), errors);
         this.tls = tls(properties.getTls(), errors);
+        Boolean merge = properties.getMergeDomainConfig();
+        if (merge == null) {
+            // the environment variable as Micronaut's environment source exposes it (MERGE_DOMAIN_CONFIG)
+            String alias = context.getProperty("merge.domain.config", String.class).orElse(null);
+            if (alias != null && !alias.trim().matches("(?i)true|false")) {
+                errors.add(MERGE_ENVIRONMENT + " (alias of " + MERGE_PROPERTY + "): '" + alias + "' is not true or "
+                        + "false");
+            }
+            merge = alias != null && alias.trim().equalsIgnoreCase("true");
+        }
+        this.merge = merge;
         if (!errors.isEmpty()) {
             throw new ConfigurationException("Invalid GridLimit configuration: " + String.join("; ", errors));
         }
         List<String> files = properties.getConfigFiles();
         this.configFiles = files == null ? List.of() : List.copyOf(files);
-        this.rules = RlsConfigReader.read(configFiles);
+        this.rules = RlsConfigReader.read(configFiles, merge);
+        // loaded as envoyproxy/ratelimit reads them, but a route may be less protected than it seems: say so
+        rules.warnings().forEach(w -> LOG.warn("Envoy configuration: {}", w));
     }
 
     /** @return the gRPC port, in [1, 65535] */
@@ -114,6 +139,11 @@ public class EnvoyRlsSettings {
     /** @return whether the gRPC port binds a loopback address only */
     public boolean loopbackOnly() {
         return CheckedValues.isLoopback(host);
+    }
+
+    /** @return whether files naming one domain were merged into it ({@value #MERGE_PROPERTY}) */
+    public boolean mergeDomainConfig() {
+        return merge;
     }
 
     /**

@@ -25,10 +25,11 @@ import java.util.Map;
 /**
  * Builds {@link EnvoyRateLimitService}'s answer from its descriptors' outcomes and counts them (docs/SPEC.md §12):
  * one status per descriptor ({@code current_limit} is the configured rule, {@code limit_remaining} and
- * {@code duration_until_reset} the decision's, uint32 saturating), the SPEC §5 header fields of the decided policies
- * and the binding descriptor in {@code response_headers_to_add}, and on OVER_LIMIT {@code Retry-After} (unless the
- * cost can never pass), {@code content-type: application/problem+json} and the quota-exceeded problem as
- * {@code raw_body}. Thread-safe.
+ * {@code duration_until_reset} the decision's, uint32 saturating; a block list's: 0 and the time left in its unit's
+ * window), the SPEC §5 header fields of the decided policies and the binding descriptor in
+ * {@code response_headers_to_add}, and on OVER_LIMIT {@code Retry-After} (unless the cost can never pass; none of
+ * these when a block list binds, which has no policy), {@code content-type: application/problem+json} and the
+ * quota-exceeded problem as {@code raw_body}. Thread-safe.
  */
 final class RlsAnswers {
     private static final long MAX_UINT32 = 0xFFFF_FFFFL;
@@ -66,13 +67,19 @@ final class RlsAnswers {
             RlsOutcome o = outcomes[i];
             if (rule != null && rule.unlimited()) {
                 s.setLimitRemaining(EnvoyRateLimitService.UNLIMITED_REMAINING);
+            } else if (o != null && o.source() == RlsOutcome.Source.BLOCKED) {
+                // a block list: over its limit whatever the cost, no policy, nothing stored (SPEC §12)
+                s.setCode(o.denies() ? RateLimitResponse.Code.OVER_LIMIT : RateLimitResponse.Code.OK)
+                        .setCurrentLimit(currentLimit(rule))
+                        .setLimitRemaining(0)
+                        .setDurationUntilReset(duration(o.blockResetNanos()));
+                if (over) {
+                    binding = RlsOutcome.binds(o, binding, true);
+                }
             } else if (o != null && o.decision() != null) {
                 Decision d = o.decision();
                 s.setCode(o.denies() ? RateLimitResponse.Code.OVER_LIMIT : RateLimitResponse.Code.OK)
-                        .setCurrentLimit(RateLimitResponse.RateLimit.newBuilder()
-                                .setName(rule.name() == null ? "" : rule.name())
-                                .setRequestsPerUnit((int) rule.requestsPerUnit())
-                                .setUnit(rule.unit().proto()))
+                        .setCurrentLimit(currentLimit(rule))
                         .setLimitRemaining((int) Math.min(d.remaining(), MAX_UINT32))
                         .setDurationUntilReset(duration(d.resetAfterNanos()));
                 policies.add(o.against());
@@ -86,9 +93,27 @@ final class RlsAnswers {
         return response.build();
     }
 
+    private static RateLimitResponse.RateLimit.Builder currentLimit(RlsRule rule) {
+        return RateLimitResponse.RateLimit.newBuilder()
+                .setName(rule.name() == null ? "" : rule.name())
+                .setRequestsPerUnit((int) rule.requestsPerUnit())
+                .setUnit(rule.unit().proto());
+    }
+
     private void headers(RateLimitResponse.Builder response, List<Policy> policies, RlsOutcome binding,
                          boolean over) {
         Map<String, String> headers = new LinkedHashMap<>();
+        if (binding.source() == RlsOutcome.Source.BLOCKED) {
+            // no policy to show (SPEC §12: no RateLimit fields, no Retry-After: it never passes)
+            String rule = binding.check().rule().policyName();
+            headers.put("content-type", Problem.MEDIA_TYPE);
+            response.setRawBody(ByteString.copyFrom(problem(new Problem(Problem.QUOTA_EXCEEDED,
+                    "Request cannot be satisfied as assigned quota has been exceeded", 429, "Rule '" + rule
+                    + "' (requests_per_unit: 0) refuses every request.", List.of(rule)))));
+            headers.forEach((k, v) -> response.addResponseHeadersToAdd(HeaderValue.newBuilder().setKey(k)
+                    .setValue(v)));
+            return;
+        }
         // Envoy's rules have no calendar band (refused at boot, docs/SPEC.md §12), so no field reads the clock
         RateLimitHeaders.write(headerMode, policies, binding.against(), binding.decision(),
                 SystemTimeSource.systemUtc(), headers);
@@ -123,8 +148,10 @@ final class RlsAnswers {
             if (o == null || o.check().peek()) {
                 continue;
             }
-            String policy = o.check().rule().policy().name();
+            String policy = o.check().rule().policyName();
             switch (o.source()) {
+                case BLOCKED -> metrics.decision(GridLimitMetrics.Source.ENVOY, policy, o.check().rule().shadow()
+                        ? GridLimitMetrics.Outcome.SHADOW_DENIED : GridLimitMetrics.Outcome.DENIED);
                 case GRID -> metrics.decision(GridLimitMetrics.Source.ENVOY, policy, o.decision().allowed()
                         ? GridLimitMetrics.Outcome.ALLOWED : o.check().rule().shadow()
                         ? GridLimitMetrics.Outcome.SHADOW_DENIED : GridLimitMetrics.Outcome.DENIED);

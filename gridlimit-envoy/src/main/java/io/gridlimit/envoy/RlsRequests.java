@@ -7,7 +7,7 @@ import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.envoy.config.RlsConfig;
 import io.gridlimit.envoy.config.RlsDomain;
-import io.gridlimit.envoy.config.RlsRule;
+import io.gridlimit.envoy.config.RlsMatch;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.ServerServiceDefinition;
@@ -23,7 +23,7 @@ import java.util.Set;
 /**
  * What {@link EnvoyRateLimitService} reads from a {@code ShouldRateLimit} request (docs/SPEC.md §12): the strict
  * parse, the checks that refuse a request whole ({@code INVALID_ARGUMENT}, naming the field, never a value), and each
- * descriptor's rule after {@code replaces}. Stateless.
+ * descriptor's rule after {@code replaces} (or its limit override, {@link RlsOverrides}). Stateless.
  */
 final class RlsRequests {
     /** Stands for a request whose bytes are not a valid {@code RateLimitRequest} (compared by identity). */
@@ -94,9 +94,8 @@ final class RlsRequests {
                     return at + ".entries[" + j + "].key must not be empty";
                 }
             }
-            if (d.hasLimit()) {
-                return at + ".limit (a per-request limit override) is not supported by GridLimit: configure the "
-                        + "limit in gridlimit.envoy-rls.config-files";
+            if (d.hasLimit() && RlsOverrides.invalid(d.getLimit()) != null) {
+                return at + "." + RlsOverrides.invalid(d.getLimit());
             }
             if (d.hasHitsAddend()) {
                 long cost = d.getHitsAddend().getValue();
@@ -110,26 +109,31 @@ final class RlsRequests {
     }
 
     /**
-     * The rule of each descriptor, after {@code replaces} (envoyproxy/ratelimit's order: match all, then drop).
+     * The rule of each descriptor and its grid key's entries, after {@code replaces} (envoyproxy/ratelimit's order:
+     * match all, then drop every limited or block-list rule whose name a matched rule replaces; an unlimited rule
+     * stays unlimited, as there).
      *
      * @param rules the configuration
      * @param domain the request's domain
      * @param request the checked request
-     * @return one entry per descriptor: its rule, or null when none matches or it was replaced
+     * @return one entry per descriptor: its match, or null when none matches or it was replaced
      */
-    static RlsRule[] match(RlsConfig rules, RlsDomain domain, RateLimitRequest request) {
+    static RlsMatch[] match(RlsConfig rules, RlsDomain domain, RateLimitRequest request) {
         int n = request.getDescriptorsCount();
-        RlsRule[] matched = new RlsRule[n];
+        RlsMatch[] matched = new RlsMatch[n];
         Set<String> replaced = new HashSet<>();
         for (int i = 0; i < n; i++) {
             RateLimitDescriptor d = request.getDescriptors(i);
-            matched[i] = rules.lookup(domain, keys(d), values(d));
+            // an override replaces whatever the descriptor matches, as envoyproxy/ratelimit's GetLimit does
+            matched[i] = d.hasLimit() ? RlsOverrides.match(domain, d, keys(d), values(d))
+                    : rules.match(domain, keys(d), values(d));
             if (matched[i] != null) {
-                replaced.addAll(matched[i].replaces());
+                replaced.addAll(matched[i].rule().replaces());
             }
         }
         for (int i = 0; i < n; i++) {
-            if (matched[i] != null && matched[i].name() != null && replaced.contains(matched[i].name())) {
+            if (matched[i] != null && !matched[i].rule().unlimited() && matched[i].rule().name() != null
+                    && replaced.contains(matched[i].rule().name())) {
                 matched[i] = null;
             }
         }
@@ -145,14 +149,6 @@ final class RlsRequests {
     static long cost(RateLimitRequest request, RateLimitDescriptor d) {
         return d.hasHitsAddend() ? d.getHitsAddend().getValue()
                 : Math.max(1, Integer.toUnsignedLong(request.getHitsAddend()));
-    }
-
-    /**
-     * @param d a descriptor
-     * @return its grid key ({@link RlsConfig#gridKey})
-     */
-    static String gridKey(RateLimitDescriptor d) {
-        return RlsConfig.gridKey(keys(d), values(d));
     }
 
     private static List<String> keys(RateLimitDescriptor d) {

@@ -199,12 +199,11 @@ class EnvoyReloadTest {
         String inForce = digest(file);
         assertThat(calls(1, "reload")).containsExactly("OK 2/3 per MINUTE");
 
-        Files.writeString(file, rules("reload", 0));
+        Files.writeString(file, rules("reload", 4_294_967_296L)); // above the proto's uint32
         awaitReloads("refused", 1);
         String boot = bootError(properties("envoy-reload-refused-boot", dir));
         assertThat(boot).isEqualTo("Invalid GridLimit configuration: " + file + ": domain 'reload', descriptor user "
-                + "(descriptors[0]): rate_limit.requests_per_unit: '0' is outside [1, 4294967295] (SPEC §1: a limit is at "
-                + "least 1; to refuse every request of this descriptor, deny it in Envoy, e.g. with an RBAC filter)");
+                + "(descriptors[0]): rate_limit.requests_per_unit: '4294967296' is outside [0, 4294967295]");
         assertThat(rules().lastRefusal()).isEqualTo(boot);
         assertThat(messages(Level.WARN)).containsExactly("Envoy rate limit service: configuration " + digest(file)
                 + " refused, " + inForce + " stays in force: " + boot);

@@ -212,9 +212,9 @@ class EnvoyRlsSettingsTest {
     void anUnknownNameOrARefusedFileStopsBoot() {
         assertThat(bootError(props("gridlimit.envoy-rls.prot", "8083")))
                 .contains("gridlimit.envoy-rls.prot: unknown property; did you mean gridlimit.envoy-rls.port?");
-        assertThat(bootError(props("gridlimit.envoy-rls.config-files", List.of(Rls.file("example3.yaml")))))
-                .contains("domain 'edge_proxy_per_ip', descriptor remote_address=50.0.0.5 (descriptors[1]): "
-                        + "rate_limit.requests_per_unit: '0' is outside [1, 4294967295]");
+        assertThat(bootError(props("gridlimit.envoy-rls.config-files", List.of(Rls.file("refused.yaml")))))
+                .contains("domain 'refused', descriptor k (descriptors[0]): rate_limit.unit: 'fortnight' is not a "
+                        + "unit (second, minute, hour, day, week, month or year)");
         Map<String, Object> none = props();
         none.remove("gridlimit.envoy-rls.config-files");
         assertThat(bootError(none)).contains("gridlimit.envoy-rls.config-files: is empty");
@@ -227,5 +227,48 @@ class EnvoyRlsSettingsTest {
                     .contains("gridlimit.envoy-rls.port: cannot listen on 127.0.0.1:" + taken.getLocalPort());
         }
         assertThat(Ports.freePort()).isPositive();
+    }
+
+    @Test
+    void mergeDomainConfigMergesOneDomainOverFilesByPropertyOrByTheReferencesVariable() {
+        List<String> files = List.of(EnvoyReferenceTest.reference("merge_domain_key1.yaml"),
+                EnvoyReferenceTest.reference("merge_domain_key2.yaml"));
+        for (String property : List.of(EnvoyRlsSettings.MERGE_PROPERTY, "merge.domain.config")) {
+            // merge.domain.config is how Micronaut's environment source shows MERGE_DOMAIN_CONFIG
+            Map<String, Object> p = props("gridlimit.envoy-rls.config-files", files, property, "TRUE");
+            try (Rls rls = Rls.client(ApplicationContext.run(p),
+                    Integer.parseInt((String) p.get("gridlimit.envoy-rls.port")))) {
+                assertThat(rls.context.getBean(EnvoyRlsSettings.class).mergeDomainConfig()).isTrue();
+                assertThat(Rls.statuses(rls.call("merged", Rls.d("key1", "value1"), Rls.d("key2", "value2"))))
+                        .as(property).containsExactly("OK 9/10 per MINUTE", "OK 19/20 per MINUTE");
+            }
+        }
+        assertThat(bootError(props("gridlimit.envoy-rls.config-files", files))).contains(
+                "domain 'merged' is also defined in");
+        assertThat(bootError(props("gridlimit.envoy-rls.config-files", files, "merge.domain.config", "yes")))
+                .contains("MERGE_DOMAIN_CONFIG (alias of gridlimit.envoy-rls.merge-domain-config): 'yes' is not "
+                        + "true or false");
+        assertThat(bootError(props("gridlimit.envoy-rls.config-files", files,
+                EnvoyRlsSettings.MERGE_PROPERTY, "yes"))).contains("gridlimit.envoy-rls.merge-domain-config");
+    }
+
+    @Test
+    void whatLeavesARouteLessProtectedIsLoggedAtWarnAtBoot() {
+        ch.qos.logback.classic.Logger log = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+                .getLogger(EnvoyRlsSettings.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> seen =
+                new ch.qos.logback.core.read.ListAppender<>();
+        seen.start();
+        log.addAppender(seen);
+        try (ApplicationContext c = ApplicationContext.run(props("gridlimit.envoy-rls.config-files",
+                List.of(EnvoyReferenceTest.reference("resolutions.yaml"))))) {
+            List<String> warnings = c.getBean(EnvoyRlsSettings.class).rules().warnings();
+            assertThat(warnings).hasSize(4);
+            assertThat(seen.list).filteredOn(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
+                    .extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                    .containsExactlyElementsOf(warnings.stream().map(w -> "Envoy configuration: " + w).toList());
+        } finally {
+            log.detachAppender(seen);
+        }
     }
 }

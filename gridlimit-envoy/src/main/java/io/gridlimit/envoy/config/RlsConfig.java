@@ -14,8 +14,9 @@ import java.util.Map;
 /**
  * The domains read from {@code gridlimit.envoy-rls.config-files} ({@link RlsConfigReader}), and the lookup of a
  * request's descriptor in them, as envoyproxy/ratelimit matches (docs/SPEC.md §12): level by level, the entry's
- * {@code (key, value)} first, then its key alone; a rule applies only when the descriptor's last entry reaches a
- * descriptor that has one (as many entries as nesting levels). Immutable and thread-safe.
+ * {@code (key, value)} first, then the level's wildcards of the key, then its key alone; a rule applies only when
+ * the descriptor's last entry reaches a descriptor that has one (as many entries as nesting levels). Immutable and
+ * thread-safe.
  */
 public final class RlsConfig {
     /** Prefix of every grid key of an Envoy rule, before the SHA-256 of the descriptor's entries. */
@@ -23,16 +24,19 @@ public final class RlsConfig {
 
     private final Map<String, RlsDomain> domains;
     private final List<RlsRule> rules;
+    private final List<String> warnings;
     private final String digest;
 
     /**
      * @param domains the domains by name
      * @param rules every rule of every domain, in file and declaration order
+     * @param warnings the boot warnings of the read, in the order found
      * @param digest the lower-case hex SHA-256 of the files' names and contents ({@link RlsFiles})
      */
-    public RlsConfig(Map<String, RlsDomain> domains, List<RlsRule> rules, String digest) {
+    public RlsConfig(Map<String, RlsDomain> domains, List<RlsRule> rules, List<String> warnings, String digest) {
         this.domains = Map.copyOf(domains);
         this.rules = List.copyOf(rules);
+        this.warnings = List.copyOf(warnings);
         this.digest = java.util.Objects.requireNonNull(digest, "digest");
     }
 
@@ -42,6 +46,28 @@ public final class RlsConfig {
      */
     public String digest() {
         return digest;
+    }
+
+    /**
+     * @return what was loaded as envoyproxy/ratelimit reads it but leaves a route less protected than it may seem
+     *     ({@code value: ~}, {@code unlimited: true} beside a rate, {@code replaces} naming no rule or forming a
+     *     cycle), each naming file, domain and descriptor path; logged at WARN at boot; unmodifiable
+     */
+    public List<String> warnings() {
+        return warnings;
+    }
+
+    /**
+     * The policy that decides a domain's per-request limit overrides of one unit (docs/SPEC.md §12, "Overrides"):
+     * {@code <domain>.limit-<unit>} (hashed like a rule's when the domain is no valid policy name); no rule ever
+     * has it.
+     *
+     * @param domain a domain
+     * @param unit the override's unit
+     * @return the policy name, never null
+     */
+    public static String overridePolicyName(String domain, RlsUnit unit) {
+        return RlsDomainBuilder.overrideName(domain, unit);
     }
 
     /** @return the domains by name, unmodifiable */
@@ -66,7 +92,7 @@ public final class RlsConfig {
     }
 
     /**
-     * Finds the rule of one descriptor.
+     * Finds the rule of one descriptor ({@link #match}).
      *
      * @param domain the domain (must be known: see {@link #domains()})
      * @param keys the descriptor's entry keys, in order, at least one
@@ -74,19 +100,54 @@ public final class RlsConfig {
      * @return the rule the descriptor selects, or null when it selects none (no limit applies)
      */
     public @Nullable RlsRule lookup(RlsDomain domain, List<String> keys, List<String> values) {
+        RlsMatch m = match(domain, keys, values);
+        return m == null ? null : m.rule();
+    }
+
+    /**
+     * Finds the rule of one descriptor as envoyproxy/ratelimit does (docs/SPEC.md §12, "Matching"): at each level
+     * the entry's {@code (key, value)}, else the first of the level's wildcards of that key (declaration order) that
+     * matches the value, else the key alone; the rule is the one of the descriptor the last entry reaches. An entry
+     * matched through a {@code share_threshold} wildcard puts the pattern in place of its value in the grid key.
+     *
+     * @param domain the domain (must be known: see {@link #domains()})
+     * @param keys the descriptor's entry keys, in order, at least one
+     * @param values the descriptor's entry values, same length
+     * @return the rule and the entries of its grid key, or null when it selects none (no limit applies)
+     */
+    public @Nullable RlsMatch match(RlsDomain domain, List<String> keys, List<String> values) {
         Map<String, RlsNode> level = domain.descriptors();
+        List<RlsNode> wildcards = domain.wildcards();
+        List<String> keyValues = values;
         for (int i = 0; i < keys.size(); i++) {
-            RlsNode node = level.get(RlsNode.id(keys.get(i), values.get(i)));
+            String key = keys.get(i);
+            String value = values.get(i);
+            RlsNode node = level.get(RlsNode.id(key, value));
             if (node == null) {
-                node = level.get(RlsNode.id(keys.get(i), null));
+                for (RlsNode w : wildcards) {
+                    if (w.key().equals(key) && w.wildcard().matches(value)) {
+                        node = w;
+                        if (w.share()) {
+                            if (keyValues == values) {
+                                keyValues = new ArrayList<>(values);
+                            }
+                            keyValues.set(i, w.value()); // one counter for every value it matches
+                        }
+                        break;
+                    }
+                }
+            }
+            if (node == null) {
+                node = level.get(RlsNode.id(key, null));
             }
             if (node == null) {
                 return null;
             }
             if (i == keys.size() - 1) {
-                return node.rule();
+                return node.rule() == null ? null : new RlsMatch(node.rule(), keys, keyValues);
             }
             level = node.children();
+            wildcards = node.wildcards();
         }
         return null;
     }

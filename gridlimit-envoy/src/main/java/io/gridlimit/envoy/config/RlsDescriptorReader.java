@@ -15,7 +15,8 @@ import static io.gridlimit.envoy.config.RlsDrafts.display;
 /**
  * Validates one domain's tree of descriptors, level by level (docs/SPEC.md §12, "Configuration, read unchanged"),
  * into {@link Draft}s whose {@code rate_limit} blocks {@link RlsRuleReader} reads. Every problem is recorded in the
- * reader's error list with the file, domain and descriptor path; nothing throws. Not thread-safe: one instance per
+ * reader's error list (a {@code value: ~}, read as unset, in its warnings) with the file, domain and descriptor
+ * path; nothing throws. Not thread-safe: one instance per
  * {@link RlsConfigReader}.
  */
 final class RlsDescriptorReader {
@@ -39,11 +40,13 @@ final class RlsDescriptorReader {
 
     /**
      * Reads one descriptor list (docs/SPEC.md §12, "Configuration, read unchanged"), and below it every nested
-     * list: each item a map of {@code key} (required, non-empty), {@code value} (optional; empty is absent: any
-     * value; no {@code *}), {@code rate_limit}, {@code descriptors}, {@code shadow_mode} (only with a
-     * {@code rate_limit}); {@code share_threshold}, {@code quota_mode}, {@code detailed_metric} and
-     * {@code value_to_metric} only {@code false}; no {@code metadata}; no two items of the list with the same key
-     * and value. Messages name the descriptor as {@code <context>, descriptor k=v/user (descriptors[0]…): …}.
+     * list: each item a map of {@code key} (required, non-empty, no {@code *}), {@code value} (optional; empty is
+     * absent: any value; holding {@code *}, a wildcard), {@code rate_limit}, {@code descriptors},
+     * {@code shadow_mode} (only with a {@code rate_limit}), {@code share_threshold} (only on a wildcard value),
+     * {@code quota_mode}, {@code detailed_metric} and {@code value_to_metric} (booleans; the last two only name
+     * envoyproxy/ratelimit's stats, without effect here), {@code metadata} (a map, not used: no dynamic
+     * metadata); no two items of the list with the same key and value. Messages name the descriptor as
+     * {@code <context>, descriptor k=v/user (descriptors[0]…): …}.
      *
      * @param context the file and domain, as messages show them ({@code <file>: domain 'd'})
      * @param domain the domain
@@ -71,7 +74,9 @@ final class RlsDescriptorReader {
                 continue;
             }
             String key = fields.scalar(context + ", " + at, "key", d.get("key"));
-            String value = fields.scalar(context + ", " + at, "value", d.get("value"));
+            // value: ~ is read as envoyproxy/ratelimit reads it (unset: any value), with a warning below
+            RlsYaml.YamlNull nullValue = d.get("value") instanceof RlsYaml.YamlNull n ? n : null;
+            String value = nullValue != null ? null : fields.scalar(context + ", " + at, "value", d.get("value"));
             if (value != null && value.isEmpty()) {
                 value = null;
             }
@@ -80,31 +85,42 @@ final class RlsDescriptorReader {
             path.add(segment);
             String here = context + ", descriptor " + display(path) + " (" + at + ")";
             fields.unknown(here + ": ", d, DESCRIPTOR_FIELDS, "");
+            if (nullValue != null && key != null && !key.isEmpty()) {
+                fields.warn(here + ": value: '" + nullValue.text() + "' is YAML's null, read as envoyproxy/ratelimit "
+                        + "reads it: unset, so this descriptor matches every value of key '" + key + "' (quote it, '"
+                        + nullValue.text() + "', to mean the text)");
+            }
             if (key == null || key.isEmpty()) {
                 errors.add(here + ": key is missing or empty");
                 continue;
             }
-            if (value != null && value.contains("*")) {
-                errors.add(here + ": value '" + value + "' is a wildcard; GridLimit matches values exactly "
-                        + "(list each value, or leave value out to limit every value separately)");
+            if (key.contains("*")) {
+                errors.add(here + ": key '" + key + "' holds a '*': envoyproxy/ratelimit reads it as a wildcard over "
+                        + "its key_value text, GridLimit matches keys exactly (wildcards are served in values); write "
+                        + "the key out");
             }
-            for (String flag : List.of("share_threshold", "quota_mode", "detailed_metric", "value_to_metric")) {
-                Boolean b = fields.bool(here, flag, d.get(flag));
-                if (Boolean.TRUE.equals(b)) {
-                    errors.add(here + ": " + flag + ": true is not supported by GridLimit ("
-                            + (flag.equals("share_threshold") ? "it applies to wildcard values, which are refused"
-                            : flag.equals("quota_mode") ? "no quota mode"
-                            : "its metrics have no per-descriptor series") + "); remove it");
-                }
+            boolean share = Boolean.TRUE.equals(fields.bool(here, "share_threshold", d.get("share_threshold")));
+            if (share && (value == null || !value.contains("*"))) {
+                errors.add(here + ": share_threshold: true applies to wildcard values only (a value holding '*'), "
+                        + "as envoyproxy/ratelimit requires; remove it, or write the wildcard");
+                share = false;
             }
-            if (d.containsKey("metadata")) {
-                errors.add(here + ": metadata is not supported by GridLimit (no dynamic metadata is returned); "
-                        + "remove it");
+            // detailed_metric and value_to_metric only name envoyproxy/ratelimit's stats series, which GridLimit
+            // does not build (its meters are per policy): read, checked, without effect on decisions
+            fields.bool(here, "detailed_metric", d.get("detailed_metric"));
+            fields.bool(here, "value_to_metric", d.get("value_to_metric"));
+            boolean quotaMode = Boolean.TRUE.equals(fields.bool(here, "quota_mode", d.get("quota_mode")));
+            Object metadata = d.get("metadata");
+            // envoyproxy/ratelimit returns metadata as dynamic metadata only when RESPONSE_DYNAMIC_METADATA is
+            // set; GridLimit sends none: a map is accepted (its contents are free), anything else refused as there
+            if (metadata != null && !fields.yamlNull(here, "metadata", metadata) && !(metadata instanceof Map<?, ?>)) {
+                errors.add(here + ": metadata is not a map; write a map (GridLimit sends no dynamic metadata: it is "
+                        + "accepted and not used)");
             }
             boolean shadow = Boolean.TRUE.equals(fields.bool(here, "shadow_mode", d.get("shadow_mode")));
             Object rule = null;
             if (d.get("rate_limit") != null) {
-                rule = rules.rule(here, domain, path, d.get("rate_limit"), shadow);
+                rule = rules.rule(here, domain, path, d.get("rate_limit"), shadow, quotaMode);
             } else if (shadow) {
                 errors.add(here + ": shadow_mode: true without a rate_limit has nothing to shadow");
             }
@@ -115,7 +131,7 @@ final class RlsDescriptorReader {
                 rules.forget(rule);
                 continue;
             }
-            out.put(id, new Draft(key, value, rule, children));
+            out.put(id, new Draft(key, value, rule, children, share));
         }
         return out;
     }

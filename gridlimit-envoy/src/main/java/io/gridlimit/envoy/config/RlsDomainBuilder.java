@@ -38,7 +38,8 @@ final class RlsDomainBuilder {
      * that is a valid policy name and no other rule has it; otherwise its valid characters (others as {@code -}),
      * at most 55 of them, then {@code -} and 8 hex digits of the SHA-256 of the domain and path. Configured
      * policies ({@code gridlimit.policies}) cannot contain {@code .}, so these never meet them (docs/SPEC.md §12,
-     * "Mapping onto policies"). Each policy has the rule's one band, renamed to the policy's name.
+     * "Mapping onto policies"). Each policy has the rule's one band, renamed to the policy's name; a block list
+     * ({@code requests_per_unit: 0}) is named the same way but has no policy.
      *
      * @param pending the limited rules read, in declaration order
      * @param errors the reader's error list, which a name two rules end up with is added to
@@ -50,6 +51,10 @@ final class RlsDomainBuilder {
         Map<String, Integer> count = new HashMap<>();
         for (Pending p : pending) {
             count.merge(p.fullKey(), 1, Integer::sum);
+            for (RlsUnit u : RlsUnit.values()) {
+                // reserved for the domain's per-request overrides: a rule with such a full key is hashed instead
+                count.merge(overrideName(p.domain(), u), 2, Integer::sum);
+            }
         }
         Set<String> used = new LinkedHashSet<>();
         Map<Pending, RlsRule> rules = new IdentityHashMap<>();
@@ -66,11 +71,33 @@ final class RlsDomainBuilder {
                         + ": its policy name '" + name + "' is taken by another rule; rename a key or value");
                 continue;
             }
-            Policy policy = Policy.builder(name).single(p.band().withName(name)).build();
-            rules.put(p, new RlsRule(p.domain(), display(p.path()), policy, p.unit(), p.requestsPerUnit(), false,
-                    p.shadow(), p.name(), p.replaces()));
+            Policy policy = p.band() == null ? null : Policy.builder(name).single(p.band().withName(name)).build();
+            rules.put(p, new RlsRule(p.domain(), display(p.path()), policy, name, p.unit(), p.requestsPerUnit(),
+                    policy == null ? RlsRule.Kind.BLOCKED : RlsRule.Kind.LIMITED, p.shadow(), p.quotaMode(), p.name(),
+                    p.replaces()));
         }
         return rules;
+    }
+
+    /**
+     * The policy of a domain's per-request limit overrides of one unit (docs/SPEC.md §12, "Overrides"):
+     * {@code <domain>.limit-<unit>} when that is a valid policy name, else the domain's valid characters (others as
+     * {@code -}, at most 40), {@code -}, 8 hex digits of the SHA-256 of the domain, and {@code .limit-<unit>}. Rules
+     * never take these names ({@link #names} hashes a rule whose full key is one of them), and hashed rule names end
+     * in hex digits, never in a unit.
+     *
+     * @param domain a domain
+     * @param unit the override's unit
+     * @return the policy name, valid, at most 63 characters
+     */
+    static String overrideName(String domain, RlsUnit unit) {
+        String suffix = ".limit-" + unit.name().toLowerCase(java.util.Locale.ROOT);
+        String plain = domain + suffix;
+        if (POLICY_NAME.matcher(plain).matches()) {
+            return plain;
+        }
+        String clean = domain.replaceAll("[^A-Za-z0-9._-]", "-");
+        return clean.substring(0, Math.min(40, clean.length())) + "-" + hash(domain) + suffix;
     }
 
     /**
@@ -78,16 +105,21 @@ final class RlsDomainBuilder {
      *
      * @param drafts every domain read, in file order
      * @param named the named rules ({@link #names}), one for each pending rule of {@code drafts}
+     * @param warnings the boot warnings of the read
      * @param digest the digest of the files read ({@link RlsFiles})
-     * @return the configuration: the domains by name, and every rule in file and declaration order (depth first)
+     * @return the configuration: the domains by name, every rule in file and declaration order (depth first), and
+     *         the warnings
      */
-    static RlsConfig config(Collection<DraftDomain> drafts, Map<Pending, RlsRule> named, String digest) {
+    static RlsConfig config(Collection<DraftDomain> drafts, Map<Pending, RlsRule> named, List<String> warnings,
+                            String digest) {
         Map<String, RlsDomain> domains = new LinkedHashMap<>();
         List<RlsRule> rules = new ArrayList<>();
         for (DraftDomain d : drafts) {
-            domains.put(d.name(), new RlsDomain(d.name(), d.file(), build(d.descriptors(), named, rules)));
+            List<RlsNode> wildcards = new ArrayList<>();
+            Map<String, RlsNode> top = build(d.descriptors(), named, rules, wildcards);
+            domains.put(d.name(), new RlsDomain(d.name(), d.file(), top, wildcards));
         }
-        return new RlsConfig(domains, rules, digest);
+        return new RlsConfig(domains, rules, warnings, digest);
     }
 
     /**
@@ -96,10 +128,11 @@ final class RlsDomainBuilder {
      * @param level the drafts of one level, by {@link RlsNode#id(String, String)}
      * @param named the named rules ({@link #names})
      * @param rules where each rule met is added, depth first in declaration order
+     * @param wildcards where each node of the level whose value is a wildcard is added, in declaration order
      * @return the nodes by the same ids, in the same order, never null
      */
     private static Map<String, RlsNode> build(Map<String, Draft> level, Map<Pending, RlsRule> named,
-                                              List<RlsRule> rules) {
+                                              List<RlsRule> rules, List<RlsNode> wildcards) {
         Map<String, RlsNode> out = new LinkedHashMap<>();
         for (Map.Entry<String, Draft> e : level.entrySet()) {
             Draft d = e.getValue();
@@ -107,7 +140,14 @@ final class RlsDomainBuilder {
             if (rule != null) {
                 rules.add(rule);
             }
-            out.put(e.getKey(), new RlsNode(d.key(), d.value(), rule, build(d.children(), named, rules)));
+            List<RlsNode> below = new ArrayList<>();
+            Map<String, RlsNode> children = build(d.children(), named, rules, below);
+            RlsNode node = new RlsNode(d.key(), d.value(), rule, children, below,
+                    d.value() == null ? null : RlsWildcard.of(d.value()), d.share());
+            out.put(e.getKey(), node);
+            if (node.wildcard() != null) {
+                wildcards.add(node);
+            }
         }
         return out;
     }

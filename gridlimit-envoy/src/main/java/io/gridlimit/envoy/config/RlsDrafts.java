@@ -53,8 +53,10 @@ final class RlsDrafts {
      * @param value the descriptor value, or null for any value
      * @param rule an unlimited {@link RlsRule}, a {@link Pending} limited rule, or null (no rule, or refused)
      * @param children the nested descriptors, by {@link RlsNode#id(String, String)}, in declaration order
+     * @param share {@code share_threshold: true} (only on a wildcard value)
      */
-    record Draft(String key, @Nullable String value, @Nullable Object rule, Map<String, Draft> children) {
+    record Draft(String key, @Nullable String value, @Nullable Object rule, Map<String, Draft> children,
+                 boolean share) {
     }
 
     /**
@@ -73,15 +75,18 @@ final class RlsDrafts {
      *
      * @param domain the domain it belongs to
      * @param path the descriptor path, from the top level down
-     * @param band its single band, named by a placeholder until {@link RlsDomainBuilder#names} renames it
+     * @param band its single band, named by a placeholder until {@link RlsDomainBuilder#names} renames it; null for
+     *             a block list ({@code requests_per_unit: 0}: no policy)
      * @param unit the configured unit
-     * @param requestsPerUnit the configured {@code requests_per_unit}, in [1, 2^32 - 1]
+     * @param requestsPerUnit the configured {@code requests_per_unit}, in [0, 2^32 - 1] (0 exactly when
+     *                        {@code band} is null)
      * @param shadow {@code shadow_mode: true}
+     * @param quotaMode {@code quota_mode: true}
      * @param name the optional {@code rate_limit.name}, else null
      * @param replaces the names this rule replaces, none of them its own
      */
-    record Pending(String domain, List<Segment> path, Band band, RlsUnit unit, long requestsPerUnit,
-                   boolean shadow, @Nullable String name, List<String> replaces) {
+    record Pending(String domain, List<Segment> path, @Nullable Band band, RlsUnit unit, long requestsPerUnit,
+                   boolean shadow, boolean quotaMode, @Nullable String name, List<String> replaces) {
         /**
          * @return envoyproxy/ratelimit's full key of the rule: {@code <domain>.<key>[_<value>]...}, e.g.
          *         {@code messaging.message_type_marketing.to_number}; not necessarily a valid policy name

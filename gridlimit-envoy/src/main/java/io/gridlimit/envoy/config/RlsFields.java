@@ -20,10 +20,25 @@ final class RlsFields {
     private static final Pattern DIGITS = Pattern.compile("[0-9]{1,4096}");
 
     private final List<String> errors;
+    private final List<String> warnings;
 
-    /** @param errors the reader's error list, which every refusal is added to */
-    RlsFields(List<String> errors) {
+    /**
+     * @param errors the reader's error list, which every refusal is added to
+     * @param warnings the reader's boot warnings, which {@link #warn} adds to
+     */
+    RlsFields(List<String> errors, List<String> warnings) {
         this.errors = errors;
+        this.warnings = warnings;
+    }
+
+    /**
+     * Records a boot warning: something loaded as envoyproxy/ratelimit reads it that leaves a route less protected
+     * than it may seem (docs/SPEC.md §12, "Configuration, read unchanged"); logged at WARN when the service starts.
+     *
+     * @param warning the warning, naming the file, domain and descriptor path
+     */
+    void warn(String warning) {
+        warnings.add(warning);
     }
 
     /**

@@ -17,24 +17,24 @@ import static io.gridlimit.envoy.config.RlsDrafts.display;
 
 /**
  * The checks of {@code rate_limit.replaces} that need every rule of a domain, run once every file is read
- * (docs/SPEC.md §12): each replaced name is some rule's of the domain, and no names replace each other in a cycle
- * (a chain is accepted). Records each problem in the reader's error list; stateless.
+ * (docs/SPEC.md §12): a replaced name that is no rule's of the domain, and names replacing each other in a cycle
+ * (a chain is no cycle), are loaded as envoyproxy/ratelimit resolves them (nothing replaced; every replaced rule
+ * dropped), each with a boot warning; stateless.
  */
 final class RlsReplaces {
     private RlsReplaces() {
     }
 
     /**
-     * Every name a replaces list gives must be the name of some rule of the same domain, and no rule may replace
-     * itself through others (a cycle: when all its rules match one request, none of their limits would apply).
-     * docs/SPEC.md §12: "{@code replaces: [{name: …}]} naming another rule of the same domain (never in a cycle)".
-     * An unknown name is recorded as {@code domain 'd', descriptor <path>: rate_limit.replaces names '<name>', …},
-     * a cycle as {@code <file>: domain 'd': rate_limit.replaces make a cycle (a replaces b replaces a): …}.
+     * Warns of every name a replaces list gives that is no rule's of the same domain (it replaces nothing), and of
+     * every cycle of names (when all its rules match one request, every one of them is replaced: none of their
+     * limits applies), as {@code <file>: domain 'd', descriptor <path>: rate_limit.replaces names '<name>', …} and
+     * {@code <file>: domain 'd': rate_limit.replaces make a cycle (a replaces b replaces a): …}.
      *
      * @param drafts every domain read, by name, in file order
-     * @param errors the reader's error list, which every problem is added to
+     * @param warnings the reader's boot warnings, which each is added to
      */
-    static void check(Map<String, DraftDomain> drafts, List<String> errors) {
+    static void check(Map<String, DraftDomain> drafts, List<String> warnings) {
         Map<String, Set<String>> namesByDomain = new HashMap<>();
         List<Object[]> refs = new ArrayList<>();
         for (DraftDomain d : drafts.values()) {
@@ -43,8 +43,9 @@ final class RlsReplaces {
         for (Object[] ref : refs) {
             String domain = (String) ref[0];
             if (!namesByDomain.getOrDefault(domain, Set.of()).contains((String) ref[2])) {
-                errors.add("domain '" + domain + "', descriptor " + ref[1] + ": rate_limit.replaces names '"
-                        + ref[2] + "', which no rate_limit of the domain has");
+                warnings.add(drafts.get(domain).file() + ": domain '" + domain + "', descriptor " + ref[1]
+                        + ": rate_limit.replaces names '" + ref[2] + "', which no rate_limit of the domain has: it "
+                        + "replaces nothing (as envoyproxy/ratelimit reads it)");
             }
         }
         Map<String, Map<String, Set<String>>> edges = new LinkedHashMap<>();
@@ -59,9 +60,10 @@ final class RlsReplaces {
             for (String start : graph.keySet()) {
                 List<String> cycle = cycle(start, graph, new ArrayList<>(), done);
                 if (cycle != null) {
-                    errors.add(drafts.get(domain).file() + ": domain '" + domain + "': rate_limit.replaces make "
-                            + "a cycle (" + String.join(" replaces ", cycle) + "): when its rules all match one "
-                            + "request, none of their limits applies; remove one of the replaces");
+                    warnings.add(drafts.get(domain).file() + ": domain '" + domain + "': rate_limit.replaces "
+                            + "make a cycle (" + String.join(" replaces ", cycle) + "): when its rules all match one "
+                            + "request, none of their limits applies (envoyproxy/ratelimit's resolution: every "
+                            + "replaced rule is dropped)");
                 }
             }
         });

@@ -43,8 +43,10 @@ final class RlsRuleReader {
 
     /**
      * Reads one {@code rate_limit} block (docs/SPEC.md §12, "Configuration, read unchanged" and "Mapping onto
-     * policies"): {@code unit} and {@code requests_per_unit} in [1, {@value RlsConfigReader#MAX_REQUESTS_PER_UNIT}]
-     * (0 is outside §1), or {@code unlimited: true} alone; optional {@code name} (empty is none) and
+     * policies"): {@code unit} and {@code requests_per_unit} in [0, {@value RlsConfigReader#MAX_REQUESTS_PER_UNIT}]
+     * (0 is a block list: a rule without a policy, decided without the grid), or {@code unlimited: true} (beside
+     * it a {@code requests_per_unit}, or a {@code unit} that names no unit, is ignored with a boot warning, as
+     * envoyproxy/ratelimit ignores it; a real unit is refused, as there); optional {@code name} (empty is none) and
      * {@code replaces}; optional {@code gridlimit: {algorithm, capacity}}, any §3 algorithm but {@code calendar}
      * (default the fixed window), {@code capacity} for {@code token-bucket} and {@code gcra} only (default
      * {@code requests_per_unit}). The band spans one unit ({@link RlsUnit#length()}); a limited rule is added to
@@ -55,10 +57,13 @@ final class RlsRuleReader {
      * @param path the descriptor's path, from the top level down (copied)
      * @param block the parsed {@code rate_limit} value, not null
      * @param shadow the descriptor's {@code shadow_mode}
-     * @return an unlimited {@link RlsRule}, a {@link Pending} limited rule (named later), or null when refused
+     * @param quotaMode the descriptor's {@code quota_mode}
+     * @return an unlimited {@link RlsRule}, a {@link Pending} limited or block-list rule (named later), or null when
+     *         refused
      *         (then every problem of the block is recorded)
      */
-    @Nullable Object rule(String here, String domain, List<Segment> path, Object block, boolean shadow) {
+    @Nullable Object rule(String here, String domain, List<Segment> path, Object block, boolean shadow,
+                          boolean quotaMode) {
         if (fields.yamlNull(here, "rate_limit", block)) {
             return null;
         }
@@ -74,13 +79,28 @@ final class RlsRuleReader {
         List<String> replaces = replaces(here, r.get("replaces"), name);
         int before = errors.size();
         if (Boolean.TRUE.equals(fields.bool(here, "rate_limit.unlimited", r.get("unlimited")))) {
-            for (String f : List.of("unit", "requests_per_unit", "gridlimit")) {
-                if (r.containsKey(f)) {
-                    errors.add(here + ": rate_limit.unlimited: true takes no " + f);
+            // envoyproxy/ratelimit's resolution: a unit beside unlimited is refused, unless it is no unit at all
+            // (then ignored); requests_per_unit beside it is ignored. GridLimit's extension has nothing to extend.
+            String unitText = r.containsKey("unit") ? fields.scalar(here, "rate_limit.unit", r.get("unit")) : null;
+            if (unitText != null && RlsUnit.parse(unitText) != null) {
+                errors.add(here + ": rate_limit.unlimited: true takes no unit");
+            } else if (unitText != null) {
+                fields.warn(here + ": rate_limit.unit '" + unitText + "' beside unlimited: true is not a unit and is "
+                        + "ignored, as envoyproxy/ratelimit ignores it: the descriptor is unlimited");
+            }
+            if (r.containsKey("requests_per_unit")) {
+                Long ignored = fields.integer(here, "rate_limit.requests_per_unit", r.get("requests_per_unit"));
+                if (ignored != null) {
+                    fields.warn(here + ": rate_limit.requests_per_unit " + ignored + " beside unlimited: true is "
+                            + "ignored, as envoyproxy/ratelimit ignores it: the descriptor is unlimited");
                 }
             }
+            if (r.containsKey("gridlimit")) {
+                errors.add(here + ": rate_limit.unlimited: true takes no gridlimit");
+            }
             return errors.size() > before ? null
-                    : new RlsRule(domain, display(path), null, null, 0, true, shadow, name, replaces);
+                    : new RlsRule(domain, display(path), null, null, null, 0, RlsRule.Kind.UNLIMITED, shadow,
+                    quotaMode, name, replaces);
         }
         String unitText = fields.scalar(here, "rate_limit.unit", r.get("unit"));
         RlsUnit unit = unitText == null ? null : RlsUnit.parse(unitText);
@@ -91,11 +111,13 @@ final class RlsRuleReader {
         Long rpu = fields.integer(here, "rate_limit.requests_per_unit", r.get("requests_per_unit"));
         if (rpu == null && !r.containsKey("requests_per_unit")) {
             errors.add(here + ": rate_limit.requests_per_unit is missing");
-        } else if (rpu != null && (rpu < 1 || rpu > MAX_REQUESTS_PER_UNIT)) {
+        } else if (rpu != null && rpu > MAX_REQUESTS_PER_UNIT) {
             errors.add(here + ": rate_limit.requests_per_unit: '" + String.valueOf(r.get("requests_per_unit")).trim()
-                    + "' is outside [1, "
-                    + MAX_REQUESTS_PER_UNIT + "]" + (rpu == 0 ? " (SPEC §1: a limit is at least 1; to refuse "
-                    + "every request of this descriptor, deny it in Envoy, e.g. with an RBAC filter)" : ""));
+                    + "' is outside [0, " + MAX_REQUESTS_PER_UNIT + "]");
+            rpu = null;
+        } else if (rpu != null && rpu == 0 && r.containsKey("gridlimit")) {
+            errors.add(here + ": rate_limit.gridlimit: a block list (requests_per_unit: 0) is decided without an "
+                    + "algorithm; remove the extension");
             rpu = null;
         }
         Algorithm algorithm = Algorithm.FIXED_WINDOW;
@@ -138,6 +160,12 @@ final class RlsRuleReader {
         if (errors.size() > before || unit == null || rpu == null) {
             return null;
         }
+        if (rpu == 0) {
+            // a block list: no policy (SPEC §1), named with the others so meters and problems can name it
+            Pending p = new Pending(domain, List.copyOf(path), null, unit, 0, shadow, quotaMode, name, replaces);
+            pending.add(p);
+            return p;
+        }
         String placeholder = "x";
         Band band;
         try {
@@ -149,14 +177,14 @@ final class RlsRuleReader {
             errors.add(here + ": rate_limit: " + x.getMessage());
             return null;
         }
-        Pending p = new Pending(domain, List.copyOf(path), band, unit, rpu, shadow, name, replaces);
+        Pending p = new Pending(domain, List.copyOf(path), band, unit, rpu, shadow, quotaMode, name, replaces);
         pending.add(p);
         return p; // the rule is built once every policy name is known (RlsDomainBuilder.names)
     }
 
     /**
      * Reads {@code rate_limit.replaces}: a list of {@code {name: <name>}} maps (absent, empty or refused: none).
-     * Whether each name is some rule's of the domain, and that no cycle forms, is checked once every file is read
+     * Names no rule of the domain has, and cycles, are warned of once every file is read
      * ({@link RlsReplaces#check}).
      *
      * @param here the file, domain and descriptor, as messages show them
@@ -201,6 +229,6 @@ final class RlsRuleReader {
      *             (nothing to drop)
      */
     void forget(@Nullable Object rule) {
-        pending.remove(rule);
+        pending.removeIf(p -> p == rule); // by identity: an equal rule may be the kept one
     }
 }

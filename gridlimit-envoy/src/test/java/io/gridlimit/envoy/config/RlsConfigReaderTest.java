@@ -96,13 +96,29 @@ class RlsConfigReaderTest {
     }
 
     @Test
-    void example3sRequestsPerUnitZeroStopsBootNamingFileDomainAndDescriptor() {
-        String f = example("example3.yaml").toString();
-        assertThatThrownBy(() -> read(f)).isInstanceOf(RlsConfigException.class)
-                .hasMessage("Invalid GridLimit configuration: " + f + ": domain 'edge_proxy_per_ip', descriptor "
-                        + "remote_address=50.0.0.5 (descriptors[1]): rate_limit.requests_per_unit: '0' is outside "
-                        + "[1, 4294967295] (SPEC §1: a limit is at least 1; to refuse every request of this "
-                        + "descriptor, deny it in Envoy, e.g. with an RBAC filter)");
+    void example3sRequestsPerUnitZeroIsABlockListWithoutAPolicy() throws IOException {
+        RlsConfig c = read(example("example3.yaml").toString());
+        RlsRule block = c.rules().get(1);
+        assertThat(block.kind()).isEqualTo(RlsRule.Kind.BLOCKED);
+        assertThat(block.blocked()).isTrue();
+        assertThat(block.path()).isEqualTo("remote_address=50.0.0.5");
+        assertThat(block.policy()).isNull();
+        assertThat(block.policyName()).isEqualTo("edge_proxy_per_ip.remote_address_50.0.0.5");
+        assertThat(block.unit()).isEqualTo(RlsUnit.SECOND);
+        assertThat(block.requestsPerUnit()).isZero();
+        assertThat(block.quota()).isZero();
+        // only the 10 per second is a policy (SPEC §1: a limit is at least 1)
+        assertThat(c.policies()).extracting(p -> p.name()).containsExactly("edge_proxy_per_ip.remote_address");
+        RlsDomain d = c.domains().get("edge_proxy_per_ip");
+        assertThat(c.lookup(d, List.of("remote_address"), List.of("50.0.0.5"))).isSameAs(block);
+        // a block list has no algorithm to choose
+        assertThat(refusal("""
+                domain: d
+                descriptors:
+                  - key: k
+                    rate_limit: {unit: second, requests_per_unit: 0, gridlimit: {algorithm: gcra}}
+                """)).endsWith("domain 'd', descriptor k (descriptors[0]): rate_limit.gridlimit: a block list "
+                        + "(requests_per_unit: 0) is decided without an algorithm; remove the extension");
     }
 
     @Test
@@ -163,24 +179,13 @@ class RlsConfigReaderTest {
         assertThat(refusal("""
                 domain: d
                 descriptors:
-                  - key: path
-                    value: /api/*
-                    share_threshold: true
-                    rate_limit: {unit: minute, requests_per_unit: 20}
-                """)).endsWith("domain 'd', descriptor path=/api/* (descriptors[0]): value '/api/*' is a wildcard; "
-                + "GridLimit matches values exactly (list each value, or leave value out to limit every value "
-                + "separately); " + dir.resolve("bad.yaml") + ": domain 'd', descriptor path=/api/* (descriptors[0]): "
-                + "share_threshold: true is not supported by GridLimit (it applies to wildcard values, which are "
-                + "refused); remove it");
-        assertThat(refusal("""
-                domain: d
-                descriptors:
                   - key: k
                     rate_limit: {unit: second, requests_per_second: 5}
                 """)).contains("descriptor k (descriptors[0]): rate_limit.requests_per_second: unknown field "
                 + "(known: gridlimit, name, replaces, requests_per_unit, unit, unlimited)")
                 .contains("rate_limit.requests_per_unit is missing");
-        assertThat(refusal("""
+        // read as envoyproxy/ratelimit reads them: quota_mode served, the metric flags and metadata without effect
+        assertThat(read(write("flags.yaml", """
                 domain: d
                 descriptors:
                   - key: k
@@ -188,10 +193,7 @@ class RlsConfigReaderTest {
                     detailed_metric: true
                     metadata: {team: a}
                     rate_limit: {unit: second, requests_per_unit: 5}
-                """)).contains("quota_mode: true is not supported by GridLimit (no quota mode)")
-                .contains("detailed_metric: true is not supported by GridLimit (its metrics have no per-descriptor "
-                        + "series)")
-                .contains("metadata is not supported by GridLimit");
+                """)).rules()).singleElement().extracting(RlsRule::quotaMode).isEqualTo(true);
         assertThat(refusal("""
                 domain: d
                 descriptors:
@@ -230,7 +232,7 @@ class RlsConfigReaderTest {
                 descriptors:
                   - key: k
                     rate_limit: {unit: second, requests_per_unit: 4294967296}
-                """)).contains("rate_limit.requests_per_unit: '4294967296' is outside [1, 4294967295]");
+                """)).contains("rate_limit.requests_per_unit: '4294967296' is outside [0, 4294967295]");
         assertThat(refusal("""
                 domain: d
                 descriptors:
@@ -301,7 +303,6 @@ class RlsConfigReaderTest {
                     value_to_metric: true
                     rate_limit: {unit: {a: b}, requests_per_unit: 1}
                 """)).contains("domain 'd', descriptors[0]: value is a list; write one text")
-                .contains("value_to_metric: true is not supported by GridLimit")
                 .contains("rate_limit.unit is a map; write one text");
         assertThat(refusal("domain: [a]\n")).endsWith(": domain is a list; write one text; " + dir.resolve("bad.yaml")
                 + ": domain is missing or empty");
@@ -310,7 +311,8 @@ class RlsConfigReaderTest {
     @Test
     void yamlNullAndTaggedValuesAreRefusedNeverReadAsTextOrAsUnset() throws IOException {
         // found by attack: value: null limited only requests whose value is the text "null" (envoyproxy/ratelimit
-        // reads it as unset: every value), key: null and domain: ~ became the key "null" and the domain "~"
+        // reads it as unset: every value; now read so, with a warning), key: null and domain: ~ became the key "null"
+        // and the domain "~"
         assertThat(refusal("""
                 domain: d
                 descriptors:
@@ -322,8 +324,7 @@ class RlsConfigReaderTest {
                   - key: j
                     shadow_mode: NULL
                     rate_limit: Null
-                """)).contains("descriptors[0]: value: 'null' is YAML's null; leave the field out, or quote it "
-                        + "('null') to mean the text")
+                """)).doesNotContain("descriptors[0]")
                 .contains("descriptors[1]: key: '~' is YAML's null; leave the field out, or quote it ('~') to mean "
                         + "the text")
                 .contains("descriptor j (descriptors[2]): shadow_mode: 'NULL' is YAML's null")
@@ -368,7 +369,7 @@ class RlsConfigReaderTest {
     }
 
     @Test
-    void replacesMustNameAnotherRuleOfTheDomain() throws IOException {
+    void replacesMustNameAnotherRuleOfTheDomainOrReplaceNothing() throws IOException {
         assertThat(refusal("""
                 domain: d
                 descriptors:
@@ -380,23 +381,25 @@ class RlsConfigReaderTest {
                       replaces: [{name: mine}, {name: nobody}, {}]
                 """)).contains("rate_limit.replaces[0].name 'mine' is this rule's own name")
                 .contains("rate_limit.replaces[2].name is missing or empty")
-                .contains("domain 'd', descriptor a: rate_limit.replaces names 'nobody', which no rate_limit of the "
-                        + "domain has");
+                .doesNotContain("nobody");
     }
 
     @Test
-    void replacesThatMakeACycleAreRefused() throws IOException {
-        // found by attack: a replaces b and b replaces a dropped both limits whenever both matched (no limit at all)
-        assertThat(refusal("""
+    void replacesThatMakeACycleLoadWithAWarning() throws IOException {
+        // found by attack: a replaces b and b replaces a drop both limits whenever both match (no limit at all):
+        // envoyproxy/ratelimit loads it so, GridLimit too, and says so at boot
+        String f = write("cycle.yaml", """
                 domain: d
                 descriptors:
                   - key: k
                     rate_limit: {name: a, unit: second, requests_per_unit: 5, replaces: [{name: b}]}
                   - key: j
                     rate_limit: {name: b, unit: second, requests_per_unit: 5, replaces: [{name: a}]}
-                """)).endsWith(": domain 'd': rate_limit.replaces make a cycle (a replaces b replaces a): when its "
-                + "rules all match one request, none of their limits applies; remove one of the replaces");
-        assertThat(refusal("""
+                """);
+        assertThat(read(f).warnings()).containsExactly(f + ": domain 'd': rate_limit.replaces make a cycle (a "
+                + "replaces b replaces a): when its rules all match one request, none of their limits applies "
+                + "(envoyproxy/ratelimit's resolution: every replaced rule is dropped)");
+        assertThat(read(write("cycle3.yaml", """
                 domain: d
                 descriptors:
                   - key: k
@@ -405,7 +408,8 @@ class RlsConfigReaderTest {
                     rate_limit: {name: b, unit: second, requests_per_unit: 5, replaces: [{name: c}]}
                   - key: i
                     rate_limit: {name: c, unlimited: true, replaces: [{name: a}]}
-                """)).contains("rate_limit.replaces make a cycle (a replaces b replaces c replaces a)");
+                """)).warnings()).singleElement().asString()
+                .contains("rate_limit.replaces make a cycle (a replaces b replaces c replaces a)");
         // a chain is no cycle
         RlsConfig c = read(write("chain.yaml", """
                 domain: d
@@ -418,6 +422,7 @@ class RlsConfigReaderTest {
                     rate_limit: {name: c, unit: second, requests_per_unit: 5}
                 """));
         assertThat(c.rules()).extracting(RlsRule::replaces).containsExactly(List.of("b"), List.of("c"), List.of());
+        assertThat(c.warnings()).isEmpty();
     }
 
     @Test
@@ -439,7 +444,7 @@ class RlsConfigReaderTest {
                     rate_limit: {unit: DaY, requests_per_unit: 2,
                                  gridlimit: {algorithm: gcra, capacity: 123456789012345678901234}}
                 """)).contains("descriptor k (descriptors[0]): rate_limit.requests_per_unit: '1000000000000001' is "
-                        + "outside [1, 4294967295]")
+                        + "outside [0, 4294967295]")
                 .contains("descriptor j (descriptors[1]): rate_limit.gridlimit.capacity: '123456789012345678901234' is "
                         + "outside [1, 4294967295]");
     }
