@@ -3,6 +3,7 @@ package io.gridlimit.replay;
 import inet.ipaddr.IPAddress;
 import inet.ipaddr.IPAddressString;
 import io.gridlimit.micronaut.config.ClientIpSettings;
+import io.gridlimit.micronaut.key.ClientAddressKey;
 import io.gridlimit.micronaut.key.ClientIpResolver;
 import io.gridlimit.micronaut.key.KeyPart;
 import io.gridlimit.micronaut.key.KeyResolver;
@@ -26,13 +27,16 @@ final class RecordParts implements KeyResolver.Parts {
             + "address)";
 
     private final ClientIpResolver resolver;
+    private final ClientIpSettings settings;
     private final String forwardingHeader;
     private final Map<String, KeyPart> byRemote = new HashMap<>();
+    private final Map<String, Boolean> trusted = new HashMap<>();
     private @Nullable LogRecord record;
 
     /** @param settings the configuration's {@code client-ip} settings */
     RecordParts(ClientIpSettings settings) {
         this.resolver = new ClientIpResolver(settings);
+        this.settings = settings;
         this.forwardingHeader = settings.header().headerName();
     }
 
@@ -56,6 +60,15 @@ final class RecordParts implements KeyResolver.Parts {
             return KeyPart.absent(NOT_AN_ADDRESS);
         }
         return resolver.clientKey(new InetSocketAddress(address.toInetAddress(), 0), lines);
+    }
+
+    /** @return whether the record's remote address lies in {@code trusted-proxies} (false when it is no address) */
+    boolean peerTrusted() {
+        return trusted.computeIfAbsent(record.remote(), remote -> {
+            IPAddress address = new IPAddressString(remote).getAddress();
+            return address != null && address.getNetworkPrefixLength() == null
+                    && settings.isTrusted(ClientAddressKey.forTrust(address));
+        });
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.gridlimit.replay;
 
+import io.gridlimit.micronaut.catalog.PolicySource;
 import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.context.env.PropertySource;
@@ -18,7 +19,7 @@ import java.util.Map;
  * Reads a service's configuration file exactly as the service does (issue 24 §2): the file becomes the one property
  * source of a Micronaut context holding the library's beans (read by Micronaut's own YAML or properties loader, with
  * its location, so the library's check of keys written twice reads it too); the library's
- * {@code GridLimitConfigFactory} checks and binds it, and {@code PolicySource} checks the plans, so a misspelt or
+ * {@code GridLimitConfigFactory} checks and binds it, and {@link PolicySource} checks the plans, so a misspelt or
  * impossible setting stops the replay with the service's own message. No grid starts ({@link ConfigOnly}); grid
  * settings are checked as the service checks them but never used, and a missing cluster name is not needed (the
  * application name defaults to {@value #APPLICATION_NAME} below the file). Environment variables and system
@@ -32,10 +33,27 @@ public final class ReplayConfig {
     }
 
     /**
+     * A read configuration: the checked {@link GridLimitConfig} and the library's {@link PolicySource} (the plans,
+     * SPEC §11), with the context that holds them (no grid, no server), open until closed.
+     *
+     * @param config the checked configuration, as the service's {@code GridLimitConfig} bean would be
+     * @param policies chooses each rule's policy per request (plans; no catalog without a grid)
+     * @param context the context, closed by {@link #close()}
+     */
+    public record Loaded(GridLimitConfig config, PolicySource policies, ApplicationContext context)
+            implements AutoCloseable {
+        /** Closes the context. */
+        @Override
+        public void close() {
+            context.close();
+        }
+    }
+
+    /**
      * Reads and checks a configuration file.
      *
      * @param file an {@code application.yml}/{@code .yaml} or {@code .properties} file
-     * @return the checked configuration, as the service's {@code GridLimitConfig} bean would be
+     * @return the checked configuration and the plans, open until closed
      * @throws IOException if the file cannot be read
      * @throws IllegalArgumentException if the file name ends in neither {@code .yml}, {@code .yaml} nor
      *     {@code .properties}
@@ -43,7 +61,7 @@ public final class ReplayConfig {
      *     {@link io.micronaut.context.exceptions.BeanContextException}) with the library's message when a setting is
      *     refused
      */
-    public static GridLimitConfig load(Path file) throws IOException {
+    public static Loaded load(Path file) throws IOException {
         String name = file.getFileName().toString();
         PropertySourceLoader loader = name.endsWith(".yml") || name.endsWith(".yaml") ? new YamlPropertySourceLoader()
                 : name.endsWith(".properties") ? new PropertiesPropertySourceLoader() : null;
@@ -59,14 +77,19 @@ public final class ReplayConfig {
         PropertySource fromFile = PropertySource.of(location, values, PropertySource.Origin.of(location), -250);
         PropertySource defaults = PropertySource.of("gridlimit-replay", Map.of(ConfigOnly.PROPERTY, "true",
                 "micronaut.application.name", APPLICATION_NAME), -1000);
-        try (ApplicationContext context = ApplicationContext.builder()
+        ApplicationContext context = ApplicationContext.builder()
                 .deduceEnvironment(false)
                 .deduceCloudEnvironment(false)
                 .banner(false)
                 .enableDefaultPropertySources(false)
                 .propertySources(defaults, fromFile)
-                .start()) {
-            return context.getBean(GridLimitConfig.class);
+                .build();
+        try {
+            context.start();
+            return new Loaded(context.getBean(GridLimitConfig.class), context.getBean(PolicySource.class), context);
+        } catch (RuntimeException e) {
+            context.close();
+            throw e;
         }
     }
 }

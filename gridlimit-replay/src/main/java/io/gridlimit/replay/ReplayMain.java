@@ -1,6 +1,5 @@
 package io.gridlimit.replay;
 
-import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.micronaut.config.BootFailure;
 
 import java.io.IOException;
@@ -85,9 +84,8 @@ public final class ReplayMain {
      * @throws Refusal when there are more unparseable lines than {@code --max-bad-lines}
      */
     static ReplayRun replay(Options options, InputStream stdin, PrintStream err) throws IOException, Refusal {
-        GridLimitConfig config = ReplayConfig.load(options.config());
-        Replayer replayer = new Replayer(config);
-        try (replayer) {
+        try (ReplayConfig.Loaded config = ReplayConfig.load(options.config());
+             Replayer replayer = new Replayer(config.config(), config.policies())) {
             ReorderWindow window = new ReorderWindow(options.reorderWindowNanos(), replayer::accept);
             LogReader reader = new LogReader(options.format(), window, stdin, err);
             reader.read(options.logs());

@@ -2,6 +2,7 @@ package io.gridlimit.replay;
 
 import io.gridlimit.api.Policy;
 import io.gridlimit.local.LocalRateLimiter;
+import io.gridlimit.micronaut.catalog.PolicySource;
 import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.micronaut.config.OnMissingKey;
 import io.gridlimit.micronaut.config.RouteRule;
@@ -37,11 +38,14 @@ import java.util.Map;
  * </ol>
  * Each policy alone, under every algorithm, is replayed beside it ({@link Alternatives}). Times must not decrease
  * between calls ({@link ReorderWindow} sees to it). No key is ever evicted: the limiter is unbounded, and a state
- * is dropped only once it is equal to a fresh one. Plans (SPEC §11) are not applied: every rule decides on its own
- * policy. Not thread-safe.
+ * is dropped only once it is equal to a fresh one. Each rule's policy is chosen by the library's
+ * {@link PolicySource} (a plan's header is believed only from a trusted proxy; a {@code selector} plan, which needs
+ * the application, takes the route's own policy); decisions are counted under the chosen policy, each policy alone
+ * under the route's. Not thread-safe.
  */
 public final class Replayer implements AutoCloseable {
     private final RouteRules routes;
+    private final PolicySource policies;
     private final ManualTimeSource clock = new ManualTimeSource(0);
     private final Decider decider;
     private final RecordParts parts;
@@ -58,9 +62,13 @@ public final class Replayer implements AutoCloseable {
     private long firstNanos = Long.MAX_VALUE;
     private long lastNanos = Long.MIN_VALUE;
 
-    /** @param config the checked configuration ({@link ReplayConfig#load}) */
-    public Replayer(GridLimitConfig config) {
+    /**
+     * @param config the checked configuration ({@link ReplayConfig#load})
+     * @param policies chooses each rule's policy per request (plans, SPEC §11), as in the filter
+     */
+    public Replayer(GridLimitConfig config, PolicySource policies) {
         this.routes = new RouteRules(config);
+        this.policies = policies;
         LocalRateLimiter limiter = new LocalRateLimiter(Integer.MAX_VALUE, clock);
         GridLimitMetrics metrics = new GridLimitMetrics(null);
         LocalFallback local = new LocalFallback(config.policies().values(), config.local(), clock);
@@ -113,7 +121,7 @@ public final class Replayer implements AutoCloseable {
             if (key.present()) {
                 alternatives.get(rule.policy().name()).decide(key.key(), rule.cost());
                 if (!reject) {
-                    asks.add(new Ask(rule.policy(), key.key(), rule.cost()));
+                    asks.add(policies.ask(rule, key.key(), parts.peerTrusted(), r::header));
                     asked.add(rule);
                 }
             } else if (!reject && (key.malformed() || rule.onMissingKey() == OnMissingKey.REJECT)) {
@@ -136,7 +144,7 @@ public final class Replayer implements AutoCloseable {
         for (int i = 0; i < asks.size() && !stopped; i++) {
             Answer answer = decisions.decide(asks.get(i)).join(); // complete: the local limiter decides in place
             RouteRule rule = asked.get(i);
-            stats.get(rule.policy().name()).decided(asks.get(i).key(), answer.admitted(), now);
+            stats.get(asks.get(i).policy().name()).decided(asks.get(i).key(), answer.admitted(), now);
             stopped = RouteRules.stops(rule, answer);
         }
         if (stopped) {

@@ -1,6 +1,5 @@
 package io.gridlimit.replay;
 
-import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.time.ManualTimeSource;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.context.env.PropertySource;
@@ -79,7 +78,8 @@ class FilterAgreementPropertyTest {
                     user == null ? null : Map.of("x-user", List.of(user))));
         }
         List<Replayer.Outcome> replayed = new ArrayList<>();
-        try (Replayer replayer = new Replayer(config())) {
+        ReplayConfig.Loaded loaded = config();
+        try (Replayer replayer = new Replayer(loaded.config(), loaded.policies())) {
             for (LogRecord record : log) {
                 Replayer.Outcome o = replayer.accept(record);
                 replayed.add(o == Replayer.Outcome.UNLIMITED ? Replayer.Outcome.ADMITTED : o);
@@ -93,9 +93,9 @@ class FilterAgreementPropertyTest {
         Statistics.label("rejected").coverage(c -> c.check(true).count(n -> n >= 5));
     }
 
-    private static GridLimitConfig config;
+    private static ReplayConfig.Loaded config;
 
-    private static GridLimitConfig config() throws Exception {
+    private static ReplayConfig.Loaded config() throws Exception {
         if (config == null) {
             config = ReplayConfig.load(Logs.resource("filter-agreement.yml"));
         }
@@ -128,6 +128,10 @@ class FilterAgreementPropertyTest {
         if (server != null) {
             server.close();
             server = null;
+        }
+        if (config != null) {
+            config.close();
+            config = null;
         }
     }
 }
