@@ -1,5 +1,8 @@
 package io.gridlimit.replay;
 
+import io.gridlimit.algorithm.LimiterState;
+import io.gridlimit.algorithm.Outcome;
+import io.gridlimit.algorithm.RateLimitAlgorithms;
 import io.gridlimit.api.Algorithm;
 import io.gridlimit.api.Band;
 import io.gridlimit.api.Policy;
@@ -10,7 +13,9 @@ import io.micronaut.core.annotation.Nullable;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The second question of issue 24 §4: one policy alone on every request its routes match (no other rule, no
@@ -18,8 +23,9 @@ import java.util.List;
  * sliding-window log. The same quota: a window policy's limit and window for the windows, and capacity = limit,
  * refill = limit per window for the token bucket and GCRA; a bucket policy's capacity, refill tokens and period for
  * the buckets, and limit = capacity per the time a full refill takes (capacity × period / refill tokens, rounded
- * up) for the windows. Each variant decides on its own {@link LocalRateLimiter} (grid-core's algorithms, never a
- * copy) on the replay's clock, with no key bound. A composite or calendar policy has no alternatives; a limit above
+ * up) for the windows. Each variant decides with grid-core's own {@link RateLimitAlgorithms#apply} (never a copy)
+ * at the replay clock's reading, on a plain map of its keys' states kept as {@link LocalRateLimiter} keeps them: a
+ * state whose TTL has passed is read as absent (it is then equal to a fresh one), and no key is ever evicted. A composite or calendar policy has no alternatives; a limit above
  * {@link Band#MAX_LOG_LIMIT} has no exact reference. Not thread-safe.
  */
 public final class Alternatives {
@@ -90,7 +96,7 @@ public final class Alternatives {
                 case GCRA -> b.gcra(quota, tokens, Duration.ofNanos(periodNanos)).build();
                 case CALENDAR -> throw new IllegalStateException("calendar is not compared");
             };
-            return new Variant(a, p, a == band.algorithm(), new LocalRateLimiter(Integer.MAX_VALUE, clock), null);
+            return new Variant(a, p, a == band.algorithm(), clock, null);
         } catch (IllegalArgumentException e) {
             return new Variant(a, null, a == band.algorithm(), null, e.getMessage());
         }
@@ -130,30 +136,53 @@ public final class Alternatives {
         return unavailable == null ? List.copyOf(variants) : List.of();
     }
 
+    /** A key's state and when it becomes equal to a fresh one (epoch nanoseconds). */
+    private static final class Slot {
+        LimiterState state;
+        long expiresAtNanos;
+    }
+
     /** One algorithm at the policy's quota, with its counts and its disagreement with the exact log. */
     public static final class Variant {
         private final Algorithm algorithm;
         private final @Nullable Policy policy;
         private final boolean configured;
-        private final @Nullable LocalRateLimiter limiter;
+        private final @Nullable TimeSource clock;
+        private final Map<String, Slot> states = new HashMap<>();
         private final @Nullable String problem;
         private long requests;
         private long admitted;
         private long overAdmitted;
         private long overDenied;
 
-        Variant(Algorithm algorithm, @Nullable Policy policy, boolean configured, @Nullable LocalRateLimiter limiter,
+        Variant(Algorithm algorithm, @Nullable Policy policy, boolean configured, @Nullable TimeSource clock,
                 @Nullable String problem) {
             this.algorithm = algorithm;
             this.policy = policy;
             this.configured = configured;
-            this.limiter = limiter;
+            this.clock = clock;
             this.problem = problem;
         }
 
+        /** One decision, stored as {@code LocalRateLimiter#decide} stores it (TTL read as absent, no eviction). */
         boolean decide(String key, long cost) {
             requests++;
-            boolean allowed = cost <= policy.bands().get(0).quota() && limiter.tryAcquire(policy, key, cost).allowed();
+            long now = clock.nowNanos();
+            Slot slot = states.get(key);
+            LimiterState state = slot == null || now >= slot.expiresAtNanos ? null : slot.state;
+            Outcome outcome = RateLimitAlgorithms.apply(state, policy, cost, now);
+            if (outcome.write()) {
+                long ttl = outcome.ttlNanos();
+                if (slot == null) {
+                    slot = new Slot();
+                    states.put(key, slot);
+                }
+                slot.state = outcome.state();
+                slot.expiresAtNanos = now > Long.MAX_VALUE - ttl ? Long.MAX_VALUE : now + ttl;
+            } else if (state == null && slot != null) {
+                states.remove(key);
+            }
+            boolean allowed = outcome.decision().allowed();
             if (allowed) {
                 admitted++;
             }

@@ -19,6 +19,7 @@ import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.gridlimit.time.ManualTimeSource;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +53,9 @@ public final class Replayer implements AutoCloseable {
     private final Map<String, PolicyStats> stats = new LinkedHashMap<>();
     private final Map<String, Alternatives> alternatives = new LinkedHashMap<>();
     private final List<RouteRule> matched = new ArrayList<>();
+    /** Most (method, path) pairs whose rules are cached. */
+    private static final int MATCH_CACHE_SIZE = 65_536;
+    private final Map<String, List<RouteRule>> matchCache = new HashMap<>();
     private final List<Ask> asks = new ArrayList<>();
     private final List<RouteRule> asked = new ArrayList<>();
     private long requests;
@@ -106,7 +110,7 @@ public final class Replayer implements AutoCloseable {
         lastNanos = Math.max(lastNanos, now);
         clock.setNanos(now);
         matched.clear();
-        matched.addAll(routes.match(r.method(), r.path()));
+        matched.addAll(rulesOf(r.method(), r.path()));
         if (matched.isEmpty()) {
             unlimited++;
             return Outcome.UNLIMITED;
@@ -155,6 +159,20 @@ public final class Replayer implements AutoCloseable {
         decisions.keep();
         admitted++;
         return Outcome.ADMITTED;
+    }
+
+    /** The route rules of a method and raw path, cached by both (the cache is emptied when it is full). */
+    private List<RouteRule> rulesOf(String method, String path) {
+        String k = method + ' ' + path;
+        List<RouteRule> rules = matchCache.get(k);
+        if (rules == null) {
+            if (matchCache.size() >= MATCH_CACHE_SIZE) {
+                matchCache.clear();
+            }
+            rules = List.copyOf(routes.match(method, path));
+            matchCache.put(k, rules);
+        }
+        return rules;
     }
 
     /** @return requests replayed */
