@@ -91,6 +91,32 @@ class SeedReplayTest {
                 .doesNotContain("203.0.113.7");
     }
 
+    /**
+     * Seed 003's lines written out of order (as servers write them, when each request completes): 5, 0, 15, 5, 25,
+     * 15, 40, 35, 40, 40 s. Within a 30 s window they are put back in order and give the seed's 8 and 2. With a
+     * window of 0 the four lines earlier than one before them are late and replayed at the edge (0 at 5, 5 at 15,
+     * 15 at 25, 35 at 40): times 5, 5, 15, 15, 25, 25, 40 ×4; the log admits 5, 5, 15, 15, 25 and denies the second
+     * 25 (5 in (-5 s, 25 s]); at 40 the window (10 s, 40 s] holds 15, 15, 25, so two more are admitted and two
+     * denied: 7 admitted, 3 denied.
+     */
+    @Test
+    void outOfOrderLinesAreReorderedWithinTheWindowAndLateOnesReplayedAtItsEdge() {
+        StringBuilder log = new StringBuilder();
+        for (long t : new long[] {5, 0, 15, 5, 25, 15, 40, 35, 40, 40}) {
+            log.append(Logs.combined("203.0.113.7", t, "GET", "/parking/spaces", "curl/8.5")).append('\n');
+        }
+        String config = Logs.resource("seed-003.yml").toString();
+        Logs.Result within = Logs.run(log.toString(), "--log", "-", "--format", "combined", "--config", config,
+                "--reorder-window", "30s");
+        assertThat(within.out()).contains(String.format("%-32s %12d %12d %12d %10d%n", "seed", 10, 8, 2, 1))
+                .contains("lines: 10 read, 0 unparseable, 0 later than the reorder window");
+        Logs.Result none = Logs.run(log.toString(), "--log", "-", "--format", "combined", "--config", config,
+                "--reorder-window", "0s");
+        assertThat(none.out()).contains(String.format("%-32s %12d %12d %12d %10d%n", "seed", 10, 7, 3, 1))
+                .contains("lines: 10 read, 0 unparseable, 4 later than the reorder window (first: stdin:2, "
+                        + "stdin:4, stdin:6, stdin:8)");
+    }
+
     @Test
     void standardInputAndAPropertiesFileWork() {
         Logs.Result result = Logs.run(Logs.seed003(), "--log", "-", "--format", "common", "--config",
