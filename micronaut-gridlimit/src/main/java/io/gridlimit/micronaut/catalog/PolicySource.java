@@ -22,6 +22,8 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -237,23 +239,47 @@ public class PolicySource {
      * @return the policy, never null
      */
     public Policy resolve(RouteRule rule, String key, HttpRequest<?> request) {
+        return resolve(rule, key, () -> clientIp.peerIsTrusted(request), name -> request.getHeaders().getAll(name),
+                request);
+    }
+
+    /**
+     * What a route rule's request asks, for a door that has no {@link HttpRequest} (the offline replay, issue 24):
+     * as {@link #ask(RouteRule, String, HttpRequest)}, the plan's header read from {@code headers} only when
+     * {@code peerTrusted} says the peer is a trusted proxy (SPEC §6, §11); a {@code selector: true} plan has no
+     * request to ask the {@link PolicySelector} about and takes the route's own policy.
+     *
+     * @param rule the matching rule
+     * @param key the request's grid key for the rule
+     * @param peerTrusted whether the request's socket peer is a trusted proxy
+     * @param headers a header's lines by name (any case), empty when absent, never null
+     * @return the ask, never null
+     */
+    public Ask ask(RouteRule rule, String key, boolean peerTrusted, Function<String, List<String>> headers) {
+        Policy chosen = resolve(rule, key, () -> peerTrusted, headers, null);
+        return new Ask(chosen, onStateOf(chosen, rule.policy().name()), key, rule.cost());
+    }
+
+    private Policy resolve(RouteRule rule, String key, BooleanSupplier peerTrusted,
+                           Function<String, List<String>> headers, @Nullable HttpRequest<?> request) {
         Policy chosen = rule.policy();
         Plan plan = plansByRoute.isEmpty() ? null : plansByRoute.get(rule.origin());
         if (plan != null) {
-            chosen = select(plan, request, chosen);
+            chosen = select(plan, peerTrusted, headers, request, chosen);
         }
         return resolve(chosen, key);
     }
 
-    private Policy select(Plan plan, HttpRequest<?> request, Policy fallback) {
+    private Policy select(Plan plan, BooleanSupplier peerTrusted, Function<String, List<String>> headers,
+                          @Nullable HttpRequest<?> request, Policy fallback) {
         String value = null;
         if (plan.header() != null) {
-            if (clientIp.peerIsTrusted(request)) {
-                List<String> lines = request.getHeaders().getAll(plan.header()).stream().map(String::trim)
+            if (peerTrusted.getAsBoolean()) {
+                List<String> lines = headers.apply(plan.header()).stream().map(String::trim)
                         .filter(v -> !v.isEmpty()).toList();
                 value = lines.size() == 1 ? lines.get(0) : null; // two values are no believable value
             }
-        } else if (selector != null) {
+        } else if (selector != null && request != null) {
             try {
                 value = selector.select(plan.name(), request);
             } catch (RuntimeException e) {

@@ -5,12 +5,14 @@ import io.gridlimit.micronaut.config.KeySource;
 import io.gridlimit.micronaut.config.RouteRule;
 import io.gridlimit.micronaut.key.HeaderValueKey;
 import io.gridlimit.micronaut.key.KeyPart;
+import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import jakarta.inject.Singleton;
 
 import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * Builds a rule's grid key for a request (SPEC §6): each key source gives one part, the parts are joined with
@@ -52,6 +54,25 @@ public class KeyResolver {
     }
 
     /**
+     * What one request carries for its key sources, whatever door or record it comes from: the HTTP request, or
+     * a line of an access log in the offline replay (issue 24), which knows the remote address and the headers the
+     * log format records. Implementations need not be thread-safe; one is used for one request.
+     */
+    public interface Parts {
+        /** @return the {@code client-ip} part ({@link ClientIpResolver#clientKey}), never null */
+        KeyPart clientIp();
+
+        /**
+         * @param name a header name as configured (case-insensitive, RFC 9110)
+         * @return the header's lines in the order received, empty when it is absent, never null
+         */
+        List<String> header(String name);
+
+        /** @return the authenticated principal's name, or null when there is none */
+        @Nullable String principal();
+    }
+
+    /**
      * Resolves the key of a rule for a request.
      *
      * @param rule the rule
@@ -62,9 +83,36 @@ public class KeyResolver {
      *     up to the client, a header value that is not UTF-8); the first source that is not present decides
      */
     public Resolved resolve(RouteRule rule, HttpRequest<?> request) {
+        return resolve(rule, new Parts() {
+            @Override
+            public KeyPart clientIp() {
+                return clientIp.clientKey(request);
+            }
+
+            @Override
+            public List<String> header(String name) {
+                return request.getHeaders().getAll(name);
+            }
+
+            @Override
+            public @Nullable String principal() {
+                return request.getUserPrincipal().map(Principal::getName).orElse(null);
+            }
+        });
+    }
+
+    /**
+     * Resolves the key of a rule from what a request carries (the one join of SPEC §6 every door and the replay
+     * share).
+     *
+     * @param rule the rule
+     * @param parts the request's client part, headers and principal
+     * @return as {@link #resolve(RouteRule, HttpRequest)}
+     */
+    public static Resolved resolve(RouteRule rule, Parts parts) {
         StringBuilder key = new StringBuilder();
         for (KeySource source : rule.keys()) {
-            KeyPart part = part(source, rule, request);
+            KeyPart part = part(source, rule, parts);
             if (!part.isPresent()) {
                 return new Resolved(null, part.missing(), part.status() == KeyPart.Status.MALFORMED);
             }
@@ -83,13 +131,14 @@ public class KeyResolver {
         }
     }
 
-    private KeyPart part(KeySource source, RouteRule rule, HttpRequest<?> request) {
+    private static KeyPart part(KeySource source, RouteRule rule, Parts parts) {
         return switch (source.kind()) {
-            case CLIENT_IP -> clientIp.clientKey(request);
-            case HEADER -> HeaderValueKey.part(source.headerName(), request.getHeaders().getAll(source.headerName()));
-            case PRINCIPAL -> request.getUserPrincipal().map(Principal::getName).map(String::trim)
-                    .filter(n -> !n.isEmpty()).map(n -> KeyPart.present("user:" + n))
-                    .orElseGet(() -> KeyPart.absent("an authenticated principal"));
+            case CLIENT_IP -> parts.clientIp();
+            case HEADER -> HeaderValueKey.part(source.headerName(), parts.header(source.headerName()));
+            case PRINCIPAL -> {
+                String n = parts.principal() == null ? "" : parts.principal().trim();
+                yield n.isEmpty() ? KeyPart.absent("an authenticated principal") : KeyPart.present("user:" + n);
+            }
             case GLOBAL -> KeyPart.present("global");
             case ROUTE -> KeyPart.present("route:" + rule.pattern());
         };

@@ -1,0 +1,95 @@
+package io.gridlimit.replay;
+
+import io.gridlimit.micronaut.catalog.PolicySource;
+import io.gridlimit.micronaut.config.GridLimitConfig;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.context.env.PropertySource;
+import io.micronaut.context.env.PropertySourceLoader;
+import io.micronaut.context.env.PropertiesPropertySourceLoader;
+import io.micronaut.context.env.yaml.YamlPropertySourceLoader;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Reads a service's configuration file exactly as the service does (issue 24 §2): the file becomes the one property
+ * source of a Micronaut context holding the library's beans (read by Micronaut's own YAML or properties loader, with
+ * its location, so the library's check of keys written twice reads it too); the library's
+ * {@code GridLimitConfigFactory} checks and binds it, and {@link PolicySource} checks the plans, so a misspelt or
+ * impossible setting stops the replay with the service's own message. No grid starts ({@link ConfigOnly}); grid
+ * settings are checked as the service checks them but never used, and a missing cluster name is not needed (the
+ * application name defaults to {@value #APPLICATION_NAME} below the file). Environment variables and system
+ * properties are not read, so the replay depends on the file alone. Stateless.
+ */
+public final class ReplayConfig {
+    /** The application name the context has unless the file sets {@code micronaut.application.name}. */
+    public static final String APPLICATION_NAME = "gridlimit-replay";
+
+    private ReplayConfig() {
+    }
+
+    /**
+     * A read configuration: the checked {@link GridLimitConfig} and the library's {@link PolicySource} (the plans,
+     * SPEC §11), with the context that holds them (no grid, no server), open until closed.
+     *
+     * @param config the checked configuration, as the service's {@code GridLimitConfig} bean would be
+     * @param policies chooses each rule's policy per request (plans; no catalog without a grid)
+     * @param context the context, closed by {@link #close()}
+     */
+    public record Loaded(GridLimitConfig config, PolicySource policies, ApplicationContext context)
+            implements AutoCloseable {
+        /** Closes the context. */
+        @Override
+        public void close() {
+            context.close();
+        }
+    }
+
+    /**
+     * Reads and checks a configuration file.
+     *
+     * @param file an {@code application.yml}/{@code .yaml} or {@code .properties} file
+     * @return the checked configuration and the plans, open until closed
+     * @throws IOException if the file cannot be read
+     * @throws IllegalArgumentException if the file name ends in neither {@code .yml}, {@code .yaml} nor
+     *     {@code .properties}
+     * @throws io.micronaut.context.exceptions.ConfigurationException (or another
+     *     {@link io.micronaut.context.exceptions.BeanContextException}) with the library's message when a setting is
+     *     refused
+     */
+    public static Loaded load(Path file) throws IOException {
+        String name = file.getFileName().toString();
+        PropertySourceLoader loader = name.endsWith(".yml") || name.endsWith(".yaml") ? new YamlPropertySourceLoader()
+                : name.endsWith(".properties") ? new PropertiesPropertySourceLoader() : null;
+        if (loader == null) {
+            throw new IllegalArgumentException("--config: '" + file + "' is neither a .yml, .yaml nor .properties "
+                    + "file");
+        }
+        Map<String, Object> values;
+        try (InputStream in = Files.newInputStream(file)) {
+            values = new LinkedHashMap<>(loader.read(name, in));
+        }
+        String location = file.toAbsolutePath().toString();
+        PropertySource fromFile = PropertySource.of(location, values, PropertySource.Origin.of(location), -250);
+        PropertySource defaults = PropertySource.of("gridlimit-replay", Map.of(ConfigOnly.PROPERTY, "true",
+                "micronaut.application.name", APPLICATION_NAME), -1000);
+        ApplicationContext context = ApplicationContext.builder()
+                .deduceEnvironment(false)
+                .deduceCloudEnvironment(false)
+                .banner(false)
+                .enableDefaultPropertySources(false)
+                .propertySources(defaults, fromFile)
+                .build();
+        try {
+            context.start();
+            return new Loaded(context.getBean(GridLimitConfig.class), context.getBean(PolicySource.class), context);
+        } catch (RuntimeException e) {
+            context.close();
+            throw e;
+        }
+    }
+}

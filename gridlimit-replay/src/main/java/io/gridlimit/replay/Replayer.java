@@ -1,0 +1,231 @@
+package io.gridlimit.replay;
+
+import io.gridlimit.api.Policy;
+import io.gridlimit.local.LocalRateLimiter;
+import io.gridlimit.micronaut.catalog.PolicySource;
+import io.gridlimit.micronaut.config.GridLimitConfig;
+import io.gridlimit.micronaut.config.OnMissingKey;
+import io.gridlimit.micronaut.config.RouteRule;
+import io.gridlimit.micronaut.decide.Answer;
+import io.gridlimit.micronaut.decide.Ask;
+import io.gridlimit.micronaut.decide.Decider;
+import io.gridlimit.micronaut.decide.Decisions;
+import io.gridlimit.micronaut.decide.Door;
+import io.gridlimit.micronaut.decide.LocalFallback;
+import io.gridlimit.micronaut.decide.ReservationGiveBack;
+import io.gridlimit.micronaut.decide.RouteRules;
+import io.gridlimit.micronaut.key.KeyResolver;
+import io.gridlimit.micronaut.metrics.GridLimitMetrics;
+import io.gridlimit.time.ManualTimeSource;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Replays requests in log-time order through a configuration as the service applies it (issue 24 §2, §4):
+ * <ol>
+ *   <li>the route rules of the method and path ({@link RouteRules}, the filter's own matching: normalisation,
+ *       exemptions; {@code @RateLimited} rules have no place in a log);</li>
+ *   <li>each rule's key from what the line carries ({@link KeyResolver#resolve(RouteRule, KeyResolver.Parts)}); a
+ *       malformed key, or an absent one under {@code on-missing-key: reject}, answers the request 400 and stops it;
+ *       an absent one under {@code skip} drops the rule;</li>
+ *   <li>the rules asked in order through the library's {@link Decider} (door {@link Door#FILTER}, no budget), each a
+ *       reservation on a {@link LocalRateLimiter} (grid-core's algorithms) whose clock is the request's log time; a
+ *       denial outside shadow mode stops the request ({@link RouteRules#stops}) and all-or-nothing gives back what
+ *       the earlier rules took ({@link Decisions#close}), exactly as the filter does.</li>
+ * </ol>
+ * Each policy alone, under every algorithm, is replayed beside it ({@link Alternatives}). Times must not decrease
+ * between calls ({@link ReorderWindow} sees to it). No key is ever evicted: the limiter is unbounded, and a state
+ * is dropped only once it is equal to a fresh one. Each rule's policy is chosen by the library's
+ * {@link PolicySource} (a plan's header is believed only from a trusted proxy; a {@code selector} plan, which needs
+ * the application, takes the route's own policy); decisions are counted under the chosen policy, each policy alone
+ * under the route's. Not thread-safe.
+ */
+public final class Replayer implements AutoCloseable {
+    private final RouteRules routes;
+    private final PolicySource policies;
+    private final ManualTimeSource clock = new ManualTimeSource(0);
+    private final Decider decider;
+    private final RecordParts parts;
+    private final Map<String, PolicyStats> stats = new LinkedHashMap<>();
+    private final Map<String, Alternatives> alternatives = new LinkedHashMap<>();
+    private final List<RouteRule> matched = new ArrayList<>();
+    /** Most (method, path) pairs whose rules are cached. */
+    private static final int MATCH_CACHE_SIZE = 65_536;
+    private final Map<String, List<RouteRule>> matchCache = new HashMap<>();
+    private final List<Ask> asks = new ArrayList<>();
+    private final List<RouteRule> asked = new ArrayList<>();
+    private long requests;
+    private long unlimited;
+    private long admitted;
+    private long denied;
+    private long rejected;
+    private long firstNanos = Long.MAX_VALUE;
+    private long lastNanos = Long.MIN_VALUE;
+
+    /**
+     * @param config the checked configuration ({@link ReplayConfig#load})
+     * @param policies chooses each rule's policy per request (plans, SPEC §11), as in the filter
+     */
+    public Replayer(GridLimitConfig config, PolicySource policies) {
+        this.routes = new RouteRules(config);
+        this.policies = policies;
+        LocalRateLimiter limiter = new LocalRateLimiter(Integer.MAX_VALUE, clock);
+        GridLimitMetrics metrics = new GridLimitMetrics(null);
+        LocalFallback local = new LocalFallback(config.policies().values(), config.local(), clock);
+        this.decider = new Decider(config.failureMode(), limiter, local, new ReservationGiveBack(limiter, local,
+                metrics), metrics);
+        this.parts = new RecordParts(config.clientIp());
+        for (Policy p : config.policies().values()) {
+            stats.put(p.name(), new PolicyStats(p.name(), config.isShadow(p.name())));
+            alternatives.put(p.name(), new Alternatives(p, clock));
+        }
+    }
+
+    /** What the service would have answered a request. */
+    public enum Outcome {
+        /** No rule applied: exempt, no route, or every rule skipped for a missing key. */
+        UNLIMITED,
+        /** Every rule asked admitted it (or denied it in shadow mode only). */
+        ADMITTED,
+        /** A rule denied it: 429. */
+        DENIED,
+        /** A key was missing under {@code on-missing-key: reject}, or malformed: 400. */
+        REJECTED
+    }
+
+    /**
+     * Replays one request.
+     *
+     * @param r the record, not earlier than the one before
+     * @return what the service would have answered
+     */
+    public Outcome accept(LogRecord r) {
+        requests++;
+        long now = r.timeNanos();
+        firstNanos = Math.min(firstNanos, now);
+        lastNanos = Math.max(lastNanos, now);
+        clock.setNanos(now);
+        matched.clear();
+        matched.addAll(rulesOf(r.method(), r.path()));
+        if (matched.isEmpty()) {
+            unlimited++;
+            return Outcome.UNLIMITED;
+        }
+        parts.of(r);
+        asks.clear();
+        asked.clear();
+        boolean reject = false;
+        for (RouteRule rule : matched) {
+            KeyResolver.Resolved key = KeyResolver.resolve(rule, parts);
+            PolicyStats s = stats.get(rule.policy().name());
+            if (key.present()) {
+                alternatives.get(rule.policy().name()).decide(key.key(), rule.cost());
+                if (!reject) {
+                    asks.add(policies.ask(rule, key.key(), parts.peerTrusted(), r::header));
+                    asked.add(rule);
+                }
+            } else if (!reject && (key.malformed() || rule.onMissingKey() == OnMissingKey.REJECT)) {
+                s.countMissingKeyRejected();
+                reject = true; // later rules are not asked, but each policy alone still sees the request
+            } else if (!reject) {
+                s.countMissingKeySkipped();
+            }
+        }
+        if (reject) {
+            rejected++;
+            return Outcome.REJECTED;
+        }
+        if (asks.isEmpty()) {
+            unlimited++;
+            return Outcome.UNLIMITED;
+        }
+        Decisions decisions = decider.begin(Door.FILTER, Decider.NO_BUDGET, null, null);
+        boolean stopped = false;
+        for (int i = 0; i < asks.size() && !stopped; i++) {
+            Answer answer = decisions.decide(asks.get(i)).join(); // complete: the local limiter decides in place
+            RouteRule rule = asked.get(i);
+            stats.get(asks.get(i).policy().name()).decided(asks.get(i).key(), answer.admitted(), now);
+            stopped = RouteRules.stops(rule, answer);
+        }
+        if (stopped) {
+            decisions.close(GridLimitMetrics.GiveBackReason.DENIED);
+            denied++;
+            return Outcome.DENIED;
+        }
+        decisions.keep();
+        admitted++;
+        return Outcome.ADMITTED;
+    }
+
+    /** The route rules of a method and raw path, cached by both (the cache is emptied when it is full). */
+    private List<RouteRule> rulesOf(String method, String path) {
+        String k = method + ' ' + path;
+        List<RouteRule> rules = matchCache.get(k);
+        if (rules == null) {
+            if (matchCache.size() >= MATCH_CACHE_SIZE) {
+                matchCache.clear();
+            }
+            rules = List.copyOf(routes.match(method, path));
+            matchCache.put(k, rules);
+        }
+        return rules;
+    }
+
+    /** @return requests replayed */
+    public long requests() {
+        return requests;
+    }
+
+    /** @return requests no rule applied to (exempt, no route, or every rule skipped for a missing key) */
+    public long unlimited() {
+        return unlimited;
+    }
+
+    /** @return requests every asked rule admitted (or denied only in shadow mode) */
+    public long admitted() {
+        return admitted;
+    }
+
+    /** @return requests a rule denied (answered 429) */
+    public long denied() {
+        return denied;
+    }
+
+    /** @return requests answered 400 for a missing or malformed key */
+    public long rejected() {
+        return rejected;
+    }
+
+    /** @return the earliest replayed time in epoch nanoseconds, or {@link Long#MAX_VALUE} when none */
+    public long firstNanos() {
+        return firstNanos;
+    }
+
+    /** @return the latest replayed time in epoch nanoseconds, or {@link Long#MIN_VALUE} when none */
+    public long lastNanos() {
+        return lastNanos;
+    }
+
+    /** @return each configured policy's counts, in declared order */
+    public List<PolicyStats> policies() {
+        return List.copyOf(stats.values());
+    }
+
+    /**
+     * @param policy a configured policy name
+     * @return its alternatives
+     */
+    public Alternatives alternatives(String policy) {
+        return alternatives.get(policy);
+    }
+
+    /** Stops the decider's timer thread (never started: no decision has a budget). */
+    @Override
+    public void close() {
+        decider.close();
+    }
+}
