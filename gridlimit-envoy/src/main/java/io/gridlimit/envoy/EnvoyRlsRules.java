@@ -181,8 +181,8 @@ public class EnvoyRlsRules {
     private static void checkQuietly(Runnable check) {
         try {
             check.run();
-        } catch (RuntimeException e) {
-            // never let the timer die: the next check tries again
+        } catch (Throwable e) { // NOPMD: a periodic task that throws is never run again
+            // never let the timer die (an Error included: the executor would cancel every later check silently)
             LOG.warn("Envoy rate limit service: a reload check failed, the next one tries again: {}", e.toString());
         }
     }
@@ -208,11 +208,11 @@ public class EnvoyRlsRules {
             candidate = now; // judged when the next check sees the same files
             return Check.PENDING;
         }
-        candidate = null;
         RlsConfig next;
         try {
             next = RlsConfigReader.read(paths, merge);
         } catch (RlsConfigException e) {
+            candidate = null;
             refusedDigest = now;
             lastRefusal = e.getMessage();
             refused.increment();
@@ -220,7 +220,14 @@ public class EnvoyRlsRules {
                     RlsFiles.shortDigest(now), RlsFiles.shortDigest(inForce.digest()), e.getMessage());
             return Check.REFUSED;
         }
+        if (!next.digest().equals(now)) {
+            // the files changed between the digest and the read: judge what was read when it is seen twice
+            candidate = next.digest();
+            return Check.PENDING;
+        }
+        candidate = null;
         next.warnings().forEach(w -> LOG.warn("Envoy configuration: {}", w));
+        unprotected(inForce, next).forEach(w -> LOG.warn("Envoy rate limit service: {}", w));
         prepare(next);
         current = next;
         refusedDigest = null;
@@ -229,5 +236,32 @@ public class EnvoyRlsRules {
                 RlsFiles.shortDigest(next.digest()), RlsFiles.shortDigest(inForce.digest()), next.domains().size(),
                 next.rules().size());
         return Check.APPLIED;
+    }
+
+    /**
+     * What a new set leaves less protected than the set in force: a domain that had limited rules and has none, or
+     * is gone (its descriptors are then answered OK), each worth a WARN, since a file caught half-written or a wrong
+     * edit must at least be said.
+     */
+    static List<String> unprotected(RlsConfig inForce, RlsConfig next) {
+        java.util.Set<String> before = limitedDomains(inForce);
+        before.removeAll(limitedDomains(next));
+        List<String> out = new java.util.ArrayList<>();
+        for (String domain : before) {
+            out.add("domain '" + domain + "' had limited rules and has none in configuration "
+                    + RlsFiles.shortDigest(next.digest()) + (next.domains().containsKey(domain) ? ""
+                    : " (the domain is gone)") + ": its descriptors are answered OK");
+        }
+        return out;
+    }
+
+    private static java.util.Set<String> limitedDomains(RlsConfig config) {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        for (RlsRule rule : config.rules()) {
+            if (!rule.unlimited()) {
+                out.add(rule.domain());
+            }
+        }
+        return out;
     }
 }

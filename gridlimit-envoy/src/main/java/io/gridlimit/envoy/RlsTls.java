@@ -1,5 +1,7 @@
 package io.gridlimit.envoy;
 
+import io.gridlimit.envoy.config.RlsFiles;
+
 import io.grpc.ServerCredentials;
 import io.grpc.TlsServerCredentials;
 import io.grpc.util.AdvancedTlsX509KeyManager;
@@ -28,6 +30,8 @@ import java.util.List;
  * WARN with the boot's message and the pair in force stays. Thread-safe ({@link #check()} is synchronized).
  */
 final class RlsTls {
+    /** Largest certificate or key file read: 1 MiB (a chain is kilobytes). */
+    static final long MAX_PEM_BYTES = 1L << 20;
     /** Property path of the certificate chain's PEM file. */
     static final String CERTIFICATE_PROPERTY = EnvoyRlsProperties.PREFIX + ".tls.certificate-file";
     /** Property path of the private key's PEM file. */
@@ -122,7 +126,7 @@ final class RlsTls {
 
     private static byte @Nullable [] read(String property, Path file, List<String> errors) {
         try {
-            return Files.readAllBytes(file);
+            return RlsFiles.bounded(file, MAX_PEM_BYTES);
         } catch (IOException | RuntimeException e) {
             errors.add(property + ": '" + file + "' cannot be read (" + e.getMessage() + ")");
             return null;
@@ -155,7 +159,7 @@ final class RlsTls {
     synchronized void check() {
         List<byte[]> now = java.util.stream.Stream.of(certificateFile, keyFile).map(f -> {
             try {
-                return Files.readAllBytes(f);
+                return RlsFiles.bounded(f, MAX_PEM_BYTES);
             } catch (IOException | RuntimeException e) {
                 return new byte[0]; // judged (and refused) by load when it stays so
             }

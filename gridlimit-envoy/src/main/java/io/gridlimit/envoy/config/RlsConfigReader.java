@@ -114,7 +114,7 @@ public final class RlsConfigReader {
             readFile(file);
         }
         RlsReplaces.check(drafts, warnings);
-        Map<Pending, RlsRule> named = RlsDomainBuilder.names(pending, errors);
+        Map<Pending, RlsRule> named = RlsDomainBuilder.names(pending, drafts.keySet(), errors);
         if (!errors.isEmpty()) {
             throw new RlsConfigException("Invalid GridLimit configuration: " + String.join("; ", errors));
         }

@@ -42,18 +42,23 @@ final class RlsDomainBuilder {
      * ({@code requests_per_unit: 0}) is named the same way but has no policy.
      *
      * @param pending the limited rules read, in declaration order
+     * @param domains every domain read (their override names are reserved)
      * @param errors the reader's error list, which a name two rules end up with is added to
      *               ({@code domain 'd', descriptor <path>: its policy name '<name>' is taken by another rule; …});
      *               the later rule is then left unnamed
      * @return each named rule by its pending rule (by identity), never null
      */
-    static Map<Pending, RlsRule> names(List<Pending> pending, List<String> errors) {
+    static Map<Pending, RlsRule> names(List<Pending> pending, Collection<String> domains, List<String> errors) {
         Map<String, Integer> count = new HashMap<>();
         for (Pending p : pending) {
             count.merge(p.fullKey(), 1, Integer::sum);
+        }
+        for (String domain : domains) {
             for (RlsUnit u : RlsUnit.values()) {
-                // reserved for the domain's per-request overrides: a rule with such a full key is hashed instead
-                count.merge(overrideName(p.domain(), u), 2, Integer::sum);
+                // reserved for every domain's per-request overrides, whether or not it has limited rules (domain
+                // "a.b"'s overrides must never decide on domain "a"'s rule "b.limit-second"): a rule with such a
+                // full key is hashed instead
+                count.merge(overrideName(domain, u), 2, Integer::sum);
             }
         }
         Set<String> used = new LinkedHashSet<>();

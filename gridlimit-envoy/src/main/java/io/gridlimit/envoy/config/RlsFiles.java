@@ -27,6 +27,8 @@ import java.util.stream.Stream;
 public final class RlsFiles {
     /** Hex digits of a digest as logs show it. */
     public static final int SHORT_DIGEST_HEX = 12;
+    /** Largest configuration file read: 16 MiB (envoyproxy/ratelimit's files are kilobytes). */
+    public static final long MAX_CONFIG_BYTES = 16L << 20;
 
     private RlsFiles() {
     }
@@ -113,10 +115,35 @@ public final class RlsFiles {
      */
     static byte @Nullable [] bytes(Path file, List<String> errors) {
         try {
-            return Files.readAllBytes(file);
+            return bounded(file, MAX_CONFIG_BYTES);
         } catch (IOException e) {
             errors.add(file + ": cannot be read: " + e.getMessage());
             return null;
+        }
+    }
+
+    /**
+     * Reads a regular file of at most {@code maxBytes} (a device, a pipe or a file that grew past the bound is
+     * refused before its bytes are held, so that no path can exhaust the heap or block a check).
+     *
+     * @param file the file (links are followed)
+     * @param maxBytes the most bytes accepted, >= 0
+     * @return the bytes, never null
+     * @throws IOException if it is not a regular file, is larger than {@code maxBytes}, or cannot be read
+     */
+    public static byte[] bounded(Path file, long maxBytes) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            throw new IOException("not a regular file");
+        }
+        if (Files.size(file) > maxBytes) {
+            throw new IOException("larger than " + maxBytes + " bytes");
+        }
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
+            if (bytes.length > maxBytes) {
+                throw new IOException("larger than " + maxBytes + " bytes");
+            }
+            return bytes;
         }
     }
 

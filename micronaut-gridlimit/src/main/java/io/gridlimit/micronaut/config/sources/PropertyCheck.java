@@ -263,7 +263,8 @@ final class PropertyCheck {
                 return;
             }
         }
-        boolean ok = (t == boolean.class || t == Boolean.class) ? text.matches("(?i)true|false")
+        // a boolean as written, not trimmed: Micronaut's conversion does not trim, and binds " true " as false
+        boolean ok = (t == boolean.class || t == Boolean.class) ? String.valueOf(value).matches("(?i)true|false")
                 : (!integral || INTEGER.matcher(text).matches())
                 && context.getConversionService().convert(value, type).isPresent();
         if (!ok) {
