@@ -105,7 +105,15 @@ public class EnvoyRlsSettings {
         }
         this.reloadInterval = reloadInterval(properties.getReloadInterval(), errors);
         this.tls = tls(properties.getTls(), errors);
-        Boolean merge = properties.getMergeDomainConfig();
+        // read as written and trimmed (a typed Boolean binds " true " as false); true or false in any case
+        String mergeText = context.getProperty(MERGE_PROPERTY, String.class).orElse(null);
+        Boolean merge = null;
+        if (mergeText != null) {
+            if (!mergeText.trim().matches("(?i)true|false")) {
+                errors.add(MERGE_PROPERTY + ": '" + mergeText + "' is not true or false");
+            }
+            merge = mergeText.trim().equalsIgnoreCase("true");
+        }
         if (merge == null) {
             // the environment variable as Micronaut's environment source exposes it (MERGE_DOMAIN_CONFIG)
             String alias = context.getProperty("merge.domain.config", String.class).orElse(null);

@@ -233,9 +233,13 @@ class EnvoyRlsSettingsTest {
     void mergeDomainConfigMergesOneDomainOverFilesByPropertyOrByTheReferencesVariable() {
         List<String> files = List.of(EnvoyReferenceTest.reference("merge_domain_key1.yaml"),
                 EnvoyReferenceTest.reference("merge_domain_key2.yaml"));
-        for (String property : List.of(EnvoyRlsSettings.MERGE_PROPERTY, "merge.domain.config")) {
-            // merge.domain.config is how Micronaut's environment source shows MERGE_DOMAIN_CONFIG
-            Map<String, Object> p = props("gridlimit.envoy-rls.config-files", files, property, "TRUE");
+        for (String property : List.of(EnvoyRlsSettings.MERGE_PROPERTY, "merge.domain.config",
+                EnvoyRlsSettings.MERGE_PROPERTY + " ")) {
+            // merge.domain.config is how Micronaut's environment source shows MERGE_DOMAIN_CONFIG; found by attack:
+            // " true " passed the check but bound as false (the last case: the property's value with spaces)
+            boolean spaced = property.endsWith(" ");
+            Map<String, Object> p = props("gridlimit.envoy-rls.config-files", files, property.trim(),
+                    spaced ? " true " : "TRUE");
             try (Rls rls = Rls.client(ApplicationContext.run(p),
                     Integer.parseInt((String) p.get("gridlimit.envoy-rls.port")))) {
                 assertThat(rls.context.getBean(EnvoyRlsSettings.class).mergeDomainConfig()).isTrue();

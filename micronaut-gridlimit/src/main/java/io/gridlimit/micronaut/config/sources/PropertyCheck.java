@@ -263,8 +263,7 @@ final class PropertyCheck {
                 return;
             }
         }
-        // a boolean as written, not trimmed: Micronaut's conversion does not trim, and binds " true " as false
-        boolean ok = (t == boolean.class || t == Boolean.class) ? String.valueOf(value).matches("(?i)true|false")
+        boolean ok = (t == boolean.class || t == Boolean.class) ? text.matches("(?i)true|false")
                 : (!integral || INTEGER.matcher(text).matches())
                 && context.getConversionService().convert(value, type).isPresent();
         if (!ok) {
