@@ -51,7 +51,7 @@ public final class Comparison {
         // off / requests against 3 / 100000, exactly
         int cmp = Long.compare(off * 100_000L, 3L * counter.requests());
         String where = cmp > 0 ? "above" : cmp < 0 ? "below" : "equal to";
-        return "On policy " + name + "'s " + counter.requests() + " requests the sliding-window counter decided "
+        return "Of the " + counter.requests() + " requests of policy " + name + ", the sliding-window counter decided "
                 + off + " (" + percent(off, counter.requests()).toPlainString() + "%) differently from the exact "
                 + "sliding-window log (" + counter.overAdmitted() + " admitted that it denies, "
                 + counter.overDenied() + " denied that it admits): " + where + " the " + CLOUDFLARE_PERCENT

@@ -24,7 +24,7 @@ import java.util.TreeMap;
  *                                  "overAdmittedPercent": 0, "overDeniedPercent": 20,
  *                                  "problem": null}],
  *                "alternativesUnavailable": null,
- *                "comparison": "On policy 'per-ip''s 10 requests the sliding-window counter …"}]}
+ *                "comparison": "Of the 10 requests of policy 'per-ip', the sliding-window counter …"}]}
  * </pre>
  * Percentages are numbers rounded half-up to 4 decimals. Stateless.
  */

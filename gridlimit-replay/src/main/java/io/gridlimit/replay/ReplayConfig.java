@@ -12,7 +12,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -26,6 +28,14 @@ import java.util.Map;
  * properties are not read, so the replay depends on the file alone. Stateless.
  */
 public final class ReplayConfig {
+    /**
+     * The settings of the GridLimit service (micronaut-app: its switch, decision API and admin API) and of its Envoy
+     * door (gridlimit-envoy), which a service's configuration file holds beside the library's: the replay has
+     * neither, so they are left out instead of being refused as unknown.
+     */
+    public static final List<String> SERVICE_PREFIXES = List.of("gridlimit.service.", "gridlimit.decision-api.",
+            "gridlimit.admin-api.", "gridlimit.envoy-rls.");
+
     /** The application name the context has unless the file sets {@code micronaut.application.name}. */
     public static final String APPLICATION_NAME = "gridlimit-replay";
 
@@ -39,9 +49,11 @@ public final class ReplayConfig {
      * @param config the checked configuration, as the service's {@code GridLimitConfig} bean would be
      * @param policies chooses each rule's policy per request (plans; no catalog without a grid)
      * @param context the context, closed by {@link #close()}
+     * @param ignored the settings of the service and of its Envoy door ({@link #SERVICE_PREFIXES}) the file held,
+     *     left out unread since the replay has neither, in file order
      */
-    public record Loaded(GridLimitConfig config, PolicySource policies, ApplicationContext context)
-            implements AutoCloseable {
+    public record Loaded(GridLimitConfig config, PolicySource policies, ApplicationContext context,
+                         List<String> ignored) implements AutoCloseable {
         /** Closes the context. */
         @Override
         public void close() {
@@ -73,6 +85,14 @@ public final class ReplayConfig {
         try (InputStream in = Files.newInputStream(file)) {
             values = new LinkedHashMap<>(loader.read(name, in));
         }
+        List<String> ignored = new ArrayList<>();
+        values.keySet().removeIf(key -> {
+            boolean service = SERVICE_PREFIXES.stream().anyMatch(key::startsWith);
+            if (service) {
+                ignored.add(key);
+            }
+            return service;
+        });
         String location = file.toAbsolutePath().toString();
         PropertySource fromFile = PropertySource.of(location, values, PropertySource.Origin.of(location), -250);
         PropertySource defaults = PropertySource.of("gridlimit-replay", Map.of(ConfigOnly.PROPERTY, "true",
@@ -86,7 +106,8 @@ public final class ReplayConfig {
                 .build();
         try {
             context.start();
-            return new Loaded(context.getBean(GridLimitConfig.class), context.getBean(PolicySource.class), context);
+            return new Loaded(context.getBean(GridLimitConfig.class), context.getBean(PolicySource.class), context,
+                    List.copyOf(ignored));
         } catch (RuntimeException e) {
             context.close();
             throw e;

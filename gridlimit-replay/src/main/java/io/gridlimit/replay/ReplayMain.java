@@ -86,6 +86,10 @@ public final class ReplayMain {
     static ReplayRun replay(Options options, InputStream stdin, PrintStream err) throws IOException, Refusal {
         try (ReplayConfig.Loaded config = ReplayConfig.load(options.config());
              Replayer replayer = new Replayer(config.config(), config.policies())) {
+            if (!config.ignored().isEmpty()) {
+                err.println("gridlimit-replay: left out " + config.ignored().size() + " setting(s) of the service and "
+                        + "its Envoy door, which the replay does not run: " + String.join(", ", config.ignored()));
+            }
             ReorderWindow window = new ReorderWindow(options.reorderWindowNanos(), replayer::accept);
             LogReader reader = new LogReader(options.format(), window, stdin, err);
             reader.read(options.logs());

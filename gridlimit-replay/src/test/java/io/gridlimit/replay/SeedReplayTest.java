@@ -58,7 +58,7 @@ class SeedReplayTest {
                 List.of(Algorithm.FIXED_WINDOW, 9L, 1L, 1L, 0L),
                 List.of(Algorithm.TOKEN_BUCKET, 10L, 0L, 2L, 0L),
                 List.of(Algorithm.GCRA, 10L, 0L, 2L, 0L));
-        assertThat(Comparison.sentence(seed, r.alternatives("seed"))).isEqualTo("On policy 'seed''s 10 requests the "
+        assertThat(Comparison.sentence(seed, r.alternatives("seed"))).isEqualTo("Of the 10 requests of policy 'seed', the "
                 + "sliding-window counter decided 2 (20%) differently from the exact sliding-window log (0 admitted "
                 + "that it denies, 2 denied that it admits): above the 0.003% Cloudflare published.");
     }
