@@ -23,6 +23,8 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -244,9 +246,9 @@ public class EnvoyRlsRules {
      * edit must at least be said.
      */
     static List<String> unprotected(RlsConfig inForce, RlsConfig next) {
-        java.util.Set<String> before = limitedDomains(inForce);
+        Set<String> before = limitedDomains(inForce);
         before.removeAll(limitedDomains(next));
-        List<String> out = new java.util.ArrayList<>();
+        List<String> out = new ArrayList<>();
         for (String domain : before) {
             out.add("domain '" + domain + "' had limited rules and has none in configuration "
                     + RlsFiles.shortDigest(next.digest()) + (next.domains().containsKey(domain) ? ""
@@ -255,8 +257,8 @@ public class EnvoyRlsRules {
         return out;
     }
 
-    private static java.util.Set<String> limitedDomains(RlsConfig config) {
-        java.util.Set<String> out = new java.util.TreeSet<>();
+    private static Set<String> limitedDomains(RlsConfig config) {
+        Set<String> out = new TreeSet<>();
         for (RlsRule rule : config.rules()) {
             if (!rule.unlimited()) {
                 out.add(rule.domain());

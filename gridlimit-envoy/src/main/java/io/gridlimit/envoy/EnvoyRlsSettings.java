@@ -105,25 +105,18 @@ public class EnvoyRlsSettings {
         }
         this.reloadInterval = reloadInterval(properties.getReloadInterval(), errors);
         this.tls = tls(properties.getTls(), errors);
-        // read as written and trimmed (a typed Boolean binds " true " as false); true or false in any case
+        // the property, else the environment variable as Micronaut's environment source shows MERGE_DOMAIN_CONFIG;
+        // read as written and trimmed (a typed Boolean binds " true " as false), true or false in any case
         String mergeText = context.getProperty(MERGE_PROPERTY, String.class).orElse(null);
-        Boolean merge = null;
-        if (mergeText != null) {
-            if (!mergeText.trim().matches("(?i)true|false")) {
-                errors.add(MERGE_PROPERTY + ": '" + mergeText + "' is not true or false");
-            }
-            merge = mergeText.trim().equalsIgnoreCase("true");
+        String where = MERGE_PROPERTY;
+        if (mergeText == null) {
+            mergeText = context.getProperty("merge.domain.config", String.class).orElse("false");
+            where = MERGE_ENVIRONMENT + " (alias of " + MERGE_PROPERTY + ")";
         }
-        if (merge == null) {
-            // the environment variable as Micronaut's environment source exposes it (MERGE_DOMAIN_CONFIG)
-            String alias = context.getProperty("merge.domain.config", String.class).orElse(null);
-            if (alias != null && !alias.trim().matches("(?i)true|false")) {
-                errors.add(MERGE_ENVIRONMENT + " (alias of " + MERGE_PROPERTY + "): '" + alias + "' is not true or "
-                        + "false");
-            }
-            merge = alias != null && alias.trim().equalsIgnoreCase("true");
+        if (!mergeText.trim().matches("(?i)true|false")) {
+            errors.add(where + ": '" + mergeText + "' is not true or false");
         }
-        this.merge = merge;
+        this.merge = mergeText.trim().equalsIgnoreCase("true");
         if (!errors.isEmpty()) {
             throw new ConfigurationException("Invalid GridLimit configuration: " + String.join("; ", errors));
         }

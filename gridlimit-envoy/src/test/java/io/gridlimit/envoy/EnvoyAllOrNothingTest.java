@@ -44,7 +44,7 @@ class EnvoyAllOrNothingTest {
 
     @BeforeEach
     void nextMidnight() {
-        clock.setNanos((clock.peekNanos() / EnvoyExamplesTest.DAY_NANOS + 1) * EnvoyExamplesTest.DAY_NANOS);
+        Rls.nextMidnight(clock);
     }
 
     /** @return the give-backs of a policy counted with that reason and result */

@@ -13,7 +13,6 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import static io.gridlimit.envoy.Rls.d;
@@ -29,7 +28,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * aligned.
  */
 class EnvoyExamplesTest {
-    static final long DAY_NANOS = Duration.ofDays(1).toNanos();
     static Rls rls;
     static ManualTimeSource clock;
 
@@ -48,28 +46,20 @@ class EnvoyExamplesTest {
 
     @BeforeEach
     void nextMidnight() {
-        clock.setNanos((clock.peekNanos() / DAY_NANOS + 1) * DAY_NANOS);
+        Rls.nextMidnight(clock);
     }
 
-    private List<String> sequence(int times, String domain, RateLimitDescriptor... descriptors) {
-        List<String> out = new ArrayList<>();
-        for (int i = 0; i < times; i++) {
-            RateLimitResponse r = rls.call(domain, descriptors);
-            out.add(r.getOverallCode() + " " + statuses(r));
-        }
-        return out;
-    }
 
     @Test
     void example1DatabaseUsersGets500PerSecondAndUnknownValuesAreNotLimited() {
         RateLimitResponse first = rls.call("mongo_cps", 499, d("database", "users"));
         assertThat(statuses(first)).containsExactly("OK 1/500 per SECOND");
         assertThat(first.getStatuses(0).getDurationUntilReset().getSeconds()).isEqualTo(1);
-        assertThat(sequence(2, "mongo_cps", d("database", "users"))).containsExactly(
+        assertThat(rls.sequence(2, "mongo_cps", d("database", "users"))).containsExactly(
                 "OK [OK 0/500 per SECOND]", "OVER_LIMIT [OVER_LIMIT 0/500 per SECOND]");
         // "default" has a limit of its own; a value with no descriptor is not limited at all
         assertThat(statuses(rls.call("mongo_cps", d("database", "default")))).containsExactly("OK 499/500 per SECOND");
-        assertThat(sequence(1, "mongo_cps", d("database", "orders"))).containsExactly("OK [OK 0]");
+        assertThat(rls.sequence(1, "mongo_cps", d("database", "orders"))).containsExactly("OK [OK 0]");
         clock.advance(Duration.ofSeconds(1));
         assertThat(statuses(rls.call("mongo_cps", d("database", "users")))).containsExactly("OK 499/500 per SECOND");
     }
@@ -78,7 +68,7 @@ class EnvoyExamplesTest {
     void example2MarketingMessagesAre5ADayPerNumberBeside100ADayPerNumber() {
         RateLimitDescriptor marketing = d("message_type", "marketing", "to_number", "2061111111");
         RateLimitDescriptor number = d("to_number", "2061111111");
-        assertThat(sequence(6, "messaging", marketing, number)).containsExactly(
+        assertThat(rls.sequence(6, "messaging", marketing, number)).containsExactly(
                 "OK [OK 4/5 per DAY, OK 99/100 per DAY]",
                 "OK [OK 3/5 per DAY, OK 98/100 per DAY]",
                 "OK [OK 2/5 per DAY, OK 97/100 per DAY]",
@@ -88,10 +78,10 @@ class EnvoyExamplesTest {
                 // is then given back (SPEC §12 all-or-nothing; EnvoyAllOrNothingTest shows it exactly)
                 "OVER_LIMIT [OVER_LIMIT 0/5 per DAY, OK 94/100 per DAY]");
         // another number has limits of its own
-        assertThat(sequence(1, "messaging", d("message_type", "marketing", "to_number", "2062222222"),
+        assertThat(rls.sequence(1, "messaging", d("message_type", "marketing", "to_number", "2062222222"),
                 d("to_number", "2062222222"))).containsExactly("OK [OK 4/5 per DAY, OK 99/100 per DAY]");
         // a placeholder descriptor without a limit is not limited
-        assertThat(sequence(1, "messaging", d("message_type", "marketing"))).containsExactly("OK [OK 0]");
+        assertThat(rls.sequence(1, "messaging", d("message_type", "marketing"))).containsExactly("OK [OK 0]");
     }
 
     @Test
@@ -128,18 +118,18 @@ class EnvoyExamplesTest {
 
     @Test
     void example3KeyAndValueIsMatchedBeforeKeyAlone() {
-        assertThat(sequence(3, "edge_proxy_per_ip", d("remote_address", "50.0.0.5"))).containsExactly(
+        assertThat(rls.sequence(3, "edge_proxy_per_ip", d("remote_address", "50.0.0.5"))).containsExactly(
                 "OK [OK 1/2 per SECOND]", "OK [OK 0/2 per SECOND]", "OVER_LIMIT [OVER_LIMIT 0/2 per SECOND]");
-        assertThat(sequence(1, "edge_proxy_per_ip", d("remote_address", "50.0.0.1")))
+        assertThat(rls.sequence(1, "edge_proxy_per_ip", d("remote_address", "50.0.0.1")))
                 .containsExactly("OK [OK 9/10 per SECOND]");
     }
 
     @Test
     void example4RulesApplyOnlyAtTheDescriptorsDepth() {
-        assertThat(sequence(1, "example4", d("key", "value", "subkey", "subvalue")))
+        assertThat(rls.sequence(1, "example4", d("key", "value", "subkey", "subvalue")))
                 .containsExactly("OK [OK 299/300 per SECOND]");
-        assertThat(sequence(1, "example4", d("key", "value"))).containsExactly("OK [OK 0]");
-        assertThat(sequence(1, "example4", d("flat", "value", "subkey", "subvalue"))).containsExactly("OK [OK 0]");
+        assertThat(rls.sequence(1, "example4", d("key", "value"))).containsExactly("OK [OK 0]");
+        assertThat(rls.sequence(1, "example4", d("flat", "value", "subkey", "subvalue"))).containsExactly("OK [OK 0]");
     }
 
     @Test
@@ -152,7 +142,7 @@ class EnvoyExamplesTest {
     @Test
     void example6ShadowModeIsDecidedAndCountedButNeverOverLimit() {
         RateLimitDescriptor a = d("service", "auth-service", "user", "user-a");
-        List<String> seq = sequence(12, "example6", a);
+        List<String> seq = rls.sequence(12, "example6", a);
         assertThat(seq.subList(0, 10)).allMatch(s -> s.startsWith("OK [OK "));
         assertThat(seq.get(9)).isEqualTo("OK [OK 0/10 per SECOND]");
         // denied in shadow: answered OK, and (SPEC §3) a denial consumes nothing
@@ -161,7 +151,7 @@ class EnvoyExamplesTest {
                 .tag("policy", "example6.service.user_user-a").tag("outcome", "shadow_denied")
                 .tag("source", "envoy").counter().count()).isEqualTo(2.0);
         RateLimitDescriptor b = d("service", "auth-service", "user", "user-b");
-        List<String> seqB = sequence(21, "example6", b);
+        List<String> seqB = rls.sequence(21, "example6", b);
         assertThat(seqB.get(19)).isEqualTo("OK [OK 0/20 per SECOND]");
         assertThat(seqB.get(20)).isEqualTo("OVER_LIMIT [OVER_LIMIT 0/20 per SECOND]");
     }
@@ -170,14 +160,14 @@ class EnvoyExamplesTest {
     void example7TheReplacingRuleDropsTheReplacedOne() {
         RateLimitDescriptor one = d("key_1", "value_1", "user", "bkthomps");
         RateLimitDescriptor two = d("key_2", "value_2", "user", "bkthomps");
-        List<String> both = sequence(10, "example7", one, two);
+        List<String> both = rls.sequence(10, "example7", one, two);
         assertThat(both.get(0)).isEqualTo("OK [OK 0, OK 9/10 per SECOND]");
         assertThat(both.get(9)).isEqualTo("OK [OK 0, OK 0/10 per SECOND]");
         // the replaced 5/s limit was not asked by the 10 requests that carried both: alone, it finds all 5. (Asked
         // first, its state would have to outlive the 10 calls in real time: a state's TTL is real time, the clock
         // here is manual, and a loaded machine took over 2 s for them once.)
-        assertThat(sequence(1, "example7", one)).containsExactly("OK [OK 4/5 per SECOND]");
-        assertThat(sequence(1, "example7", one, two)).containsExactly("OVER_LIMIT [OK 0, OVER_LIMIT 0/10 per SECOND]");
+        assertThat(rls.sequence(1, "example7", one)).containsExactly("OK [OK 4/5 per SECOND]");
+        assertThat(rls.sequence(1, "example7", one, two)).containsExactly("OVER_LIMIT [OK 0, OVER_LIMIT 0/10 per SECOND]");
     }
 
     @Test
@@ -250,7 +240,7 @@ class EnvoyExamplesTest {
 
     @Test
     void theExtensionsTokenBucketReportsItsRefillUnit() {
-        List<String> seq = sequence(6, "buckets", d("api_key", "k1"));
+        List<String> seq = rls.sequence(6, "buckets", d("api_key", "k1"));
         assertThat(seq).containsExactly("OK [OK 4/2 per SECOND]", "OK [OK 3/2 per SECOND]", "OK [OK 2/2 per SECOND]",
                 "OK [OK 1/2 per SECOND]", "OK [OK 0/2 per SECOND]", "OVER_LIMIT [OVER_LIMIT 0/2 per SECOND]");
         RateLimitResponse r = rls.call("buckets", d("api_key", "k1"));
@@ -261,7 +251,7 @@ class EnvoyExamplesTest {
         assertThat(r.getStatuses(0).getDurationUntilReset().getSeconds()).isEqualTo(2);
         assertThat(r.getStatuses(0).getDurationUntilReset().getNanos()).isEqualTo(500_000_000);
         clock.advance(Duration.ofMillis(500));
-        assertThat(sequence(2, "buckets", d("api_key", "k1"))).containsExactly("OK [OK 0/2 per SECOND]",
+        assertThat(rls.sequence(2, "buckets", d("api_key", "k1"))).containsExactly("OK [OK 0/2 per SECOND]",
                 "OVER_LIMIT [OVER_LIMIT 0/2 per SECOND]");
     }
 }

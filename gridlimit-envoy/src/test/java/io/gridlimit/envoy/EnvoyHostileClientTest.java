@@ -22,7 +22,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -51,7 +50,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * raw value), and answers that never echo a raw key or value (docs/SPEC.md §12).
  */
 class EnvoyHostileClientTest {
-    static final long DAY_NANOS = Duration.ofDays(1).toNanos();
     static Rls rls;
     static ManualTimeSource clock;
 
@@ -68,7 +66,7 @@ class EnvoyHostileClientTest {
 
     @BeforeEach
     void nextMidnight() {
-        clock.setNanos((clock.peekNanos() / DAY_NANOS + 1) * DAY_NANOS);
+        Rls.nextMidnight(clock);
     }
 
     private static RateLimitDescriptor[] users(int n) {

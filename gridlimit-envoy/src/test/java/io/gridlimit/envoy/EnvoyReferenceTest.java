@@ -14,8 +14,6 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 
 import static io.gridlimit.envoy.Rls.d;
 import static io.gridlimit.envoy.Rls.headers;
@@ -30,7 +28,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * at a fresh UTC midnight.
  */
 class EnvoyReferenceTest {
-    static final long DAY_NANOS = Duration.ofDays(1).toNanos();
     static Rls rls;
     static ManualTimeSource clock;
 
@@ -54,17 +51,9 @@ class EnvoyReferenceTest {
 
     @BeforeEach
     void nextMidnight() {
-        clock.setNanos((clock.peekNanos() / DAY_NANOS + 1) * DAY_NANOS);
+        Rls.nextMidnight(clock);
     }
 
-    private List<String> sequence(int times, String domain, RateLimitDescriptor... descriptors) {
-        List<String> out = new ArrayList<>();
-        for (int i = 0; i < times; i++) {
-            RateLimitResponse r = rls.call(domain, descriptors);
-            out.add(r.getOverallCode() + " " + statuses(r));
-        }
-        return out;
-    }
 
     private double decisions(String policy, String outcome) {
         var c = rls.context.getBean(MeterRegistry.class).find("gridlimit.decisions").tag("policy", policy)
@@ -90,16 +79,16 @@ class EnvoyReferenceTest {
                 + "'blocklist.remote_address_50.0.0.5' (requests_per_unit: 0) refuses every request.\","
                 + "\"violated-policies\":[\"blocklist.remote_address_50.0.0.5\"]}");
         // whatever the cost: a peek and a large cost too
-        assertThat(sequence(1, "blocklist", d(0, "remote_address", "50.0.0.5"))).containsExactly(
+        assertThat(rls.sequence(1, "blocklist", d(0, "remote_address", "50.0.0.5"))).containsExactly(
                 "OVER_LIMIT [OVER_LIMIT 0/0 per SECOND]");
         assertThat(statuses(rls.call("blocklist", 7, blocked))).containsExactly("OVER_LIMIT 0/0 per SECOND");
         // other addresses take the 10 per second; with a blocked descriptor the request is OVER_LIMIT whole
-        assertThat(sequence(1, "blocklist", d("remote_address", "1.2.3.4"))).containsExactly(
+        assertThat(rls.sequence(1, "blocklist", d("remote_address", "1.2.3.4"))).containsExactly(
                 "OK [OK 9/10 per SECOND]");
-        assertThat(sequence(1, "blocklist", blocked, d("remote_address", "1.2.3.5"))).containsExactly(
+        assertThat(rls.sequence(1, "blocklist", blocked, d("remote_address", "1.2.3.5"))).containsExactly(
                 "OVER_LIMIT [OVER_LIMIT 0/0 per SECOND, OK 9/10 per SECOND]");
         clock.advance(Duration.ofSeconds(3));
-        assertThat(sequence(1, "blocklist", blocked)).containsExactly("OVER_LIMIT [OVER_LIMIT 0/0 per SECOND]");
+        assertThat(rls.sequence(1, "blocklist", blocked)).containsExactly("OVER_LIMIT [OVER_LIMIT 0/0 per SECOND]");
         // counted under the name its policy would have; the peek is not counted
         assertThat(decisions("blocklist.remote_address_50.0.0.5", "denied")).isEqualTo(4.0);
         // nothing was stored for it: its map was never created
@@ -122,42 +111,42 @@ class EnvoyReferenceTest {
     @Test
     void eachValueAWildcardMatchesHasItsOwnCounterUnlessShared() {
         // no share_threshold: foo1 and foo2 under foo* count on their own keys (20 per minute each)
-        assertThat(sequence(2, "wildcard", d("wild", "foo1"))).containsExactly("OK [OK 19/20 per MINUTE]",
+        assertThat(rls.sequence(2, "wildcard", d("wild", "foo1"))).containsExactly("OK [OK 19/20 per MINUTE]",
                 "OK [OK 18/20 per MINUTE]");
-        assertThat(sequence(1, "wildcard", d("wild", "foo2"))).containsExactly("OK [OK 19/20 per MINUTE]");
-        assertThat(sequence(1, "wildcard", d("wild", "bar"))).containsExactly("OK [OK 0]");
-        assertThat(sequence(1, "wildcard", d("nestedWild", "val1", "wild", "goo7")))
+        assertThat(rls.sequence(1, "wildcard", d("wild", "foo2"))).containsExactly("OK [OK 19/20 per MINUTE]");
+        assertThat(rls.sequence(1, "wildcard", d("wild", "bar"))).containsExactly("OK [OK 0]");
+        assertThat(rls.sequence(1, "wildcard", d("nestedWild", "val1", "wild", "goo7")))
                 .containsExactly("OK [OK 19/20 per MINUTE]");
         // share_threshold: every value files/* matches takes the one quota of 3 per minute
-        assertThat(sequence(1, "share_threshold", d("files", "files/a.pdf"))).containsExactly(
+        assertThat(rls.sequence(1, "share_threshold", d("files", "files/a.pdf"))).containsExactly(
                 "OK [OK 2/3 per MINUTE]");
-        assertThat(sequence(1, "share_threshold", d("files", "files/b.csv"))).containsExactly(
+        assertThat(rls.sequence(1, "share_threshold", d("files", "files/b.csv"))).containsExactly(
                 "OK [OK 1/3 per MINUTE]");
-        assertThat(sequence(2, "share_threshold", d("files", "files/c.txt"))).containsExactly(
+        assertThat(rls.sequence(2, "share_threshold", d("files", "files/c.txt"))).containsExactly(
                 "OK [OK 0/3 per MINUTE]", "OVER_LIMIT [OVER_LIMIT 0/3 per MINUTE]");
         clock.advance(Duration.ofMinutes(1));
-        assertThat(sequence(1, "share_threshold", d("files", "files/d"))).containsExactly("OK [OK 2/3 per MINUTE]");
+        assertThat(rls.sequence(1, "share_threshold", d("files", "files/d"))).containsExactly("OK [OK 2/3 per MINUTE]");
     }
 
     @Test
     void sharedLevelsShareAndTheExactValueWinsOnItsOwnCounter() {
         // both levels shared: 2 per minute across every (top/*, nested/*) pair
-        assertThat(sequence(1, "share_threshold", d("files", "top/a", "files", "nested/x"))).containsExactly(
+        assertThat(rls.sequence(1, "share_threshold", d("files", "top/a", "files", "nested/x"))).containsExactly(
                 "OK [OK 1/2 per MINUTE]");
-        assertThat(sequence(2, "share_threshold", d("files", "top/b", "files", "nested/y"))).containsExactly(
+        assertThat(rls.sequence(2, "share_threshold", d("files", "top/b", "files", "nested/y"))).containsExactly(
                 "OK [OK 0/2 per MINUTE]", "OVER_LIMIT [OVER_LIMIT 0/2 per MINUTE]");
         // the parent shares, the child counts each value
-        assertThat(sequence(1, "share_threshold", d("path", "path/a", "file", "file/1", "type", "pdf")))
+        assertThat(rls.sequence(1, "share_threshold", d("path", "path/a", "file", "file/1", "type", "pdf")))
                 .containsExactly("OK [OK 1/2 per MINUTE]");
-        assertThat(sequence(1, "share_threshold", d("path", "path/b", "file", "file/1", "type", "pdf")))
+        assertThat(rls.sequence(1, "share_threshold", d("path", "path/b", "file", "file/1", "type", "pdf")))
                 .containsExactly("OK [OK 0/2 per MINUTE]");
-        assertThat(sequence(1, "share_threshold", d("path", "path/c", "file", "file/2", "type", "pdf")))
+        assertThat(rls.sequence(1, "share_threshold", d("path", "path/c", "file", "file/2", "type", "pdf")))
                 .containsExactly("OK [OK 1/2 per MINUTE]");
         // test1 is exact (50, its own); test2 and test3 share test* (100)
-        assertThat(sequence(1, "share_threshold", d("file", "test1"))).containsExactly("OK [OK 49/50 per MINUTE]");
-        assertThat(sequence(1, "share_threshold", d("file", "test2"))).containsExactly("OK [OK 99/100 per MINUTE]");
-        assertThat(sequence(1, "share_threshold", d("file", "test3"))).containsExactly("OK [OK 98/100 per MINUTE]");
-        assertThat(sequence(1, "share_threshold", d("file", "test1"))).containsExactly("OK [OK 48/50 per MINUTE]");
+        assertThat(rls.sequence(1, "share_threshold", d("file", "test1"))).containsExactly("OK [OK 49/50 per MINUTE]");
+        assertThat(rls.sequence(1, "share_threshold", d("file", "test2"))).containsExactly("OK [OK 99/100 per MINUTE]");
+        assertThat(rls.sequence(1, "share_threshold", d("file", "test3"))).containsExactly("OK [OK 98/100 per MINUTE]");
+        assertThat(rls.sequence(1, "share_threshold", d("file", "test1"))).containsExactly("OK [OK 48/50 per MINUTE]");
     }
 
     @Test
@@ -165,40 +154,40 @@ class EnvoyReferenceTest {
         // unlimited beside a rate: unlimited
         assertThat(statuses(rls.call("resolutions", d("internal", "x")))).containsExactly("OK 4294967295");
         // value: ~ matches every value of the key, each on its own counter
-        assertThat(sequence(3, "resolutions", d("user", "u1"))).containsExactly("OK [OK 1/2 per MINUTE]",
+        assertThat(rls.sequence(3, "resolutions", d("user", "u1"))).containsExactly("OK [OK 1/2 per MINUTE]",
                 "OK [OK 0/2 per MINUTE]", "OVER_LIMIT [OVER_LIMIT 0/2 per MINUTE]");
-        assertThat(sequence(1, "resolutions", d("user", "u2"))).containsExactly("OK [OK 1/2 per MINUTE]");
+        assertThat(rls.sequence(1, "resolutions", d("user", "u2"))).containsExactly("OK [OK 1/2 per MINUTE]");
         // replaces naming no rule replaces nothing
-        assertThat(sequence(1, "resolutions", d("route", "r"))).containsExactly("OK [OK 0/1 per MINUTE]");
+        assertThat(rls.sequence(1, "resolutions", d("route", "r"))).containsExactly("OK [OK 0/1 per MINUTE]");
         // a cycle: when both match, neither applies; each alone applies
-        assertThat(sequence(2, "resolutions", d("a", "1"), d("b", "1"))).containsExactly("OK [OK 0, OK 0]",
+        assertThat(rls.sequence(2, "resolutions", d("a", "1"), d("b", "1"))).containsExactly("OK [OK 0, OK 0]",
                 "OK [OK 0, OK 0]");
-        assertThat(sequence(1, "resolutions", d("a", "1"))).containsExactly("OK [OK 0/1 per MINUTE]");
+        assertThat(rls.sequence(1, "resolutions", d("a", "1"))).containsExactly("OK [OK 0/1 per MINUTE]");
         // an unlimited rule stays unlimited when replaced
-        assertThat(sequence(1, "resolutions", d("c", "1"), d("d", "1"))).containsExactly(
+        assertThat(rls.sequence(1, "resolutions", d("c", "1"), d("d", "1"))).containsExactly(
                 "OK [OK 4294967295, OK 0/1 per MINUTE]");
     }
 
     @Test
     void quotaModeDescriptorsMakeTheRequestOverLimitOnlyWhenAllOfThemAre() {
-        assertThat(sequence(2, "quota", d("q1", "a"))).containsExactly("OK [OK 0/1 per MINUTE]",
+        assertThat(rls.sequence(2, "quota", d("q1", "a"))).containsExactly("OK [OK 0/1 per MINUTE]",
                 "OVER_LIMIT [OVER_LIMIT 0/1 per MINUTE]");
         // q1 over, q2 not: OK, q1's status still OVER_LIMIT, q2's admission stands
-        assertThat(sequence(1, "quota", d("q1", "a"), d("q2", "b"))).containsExactly(
+        assertThat(rls.sequence(1, "quota", d("q1", "a"), d("q2", "b"))).containsExactly(
                 "OK [OVER_LIMIT 0/1 per MINUTE, OK 0/1 per MINUTE]");
-        assertThat(sequence(1, "quota", d("q1", "a"), d("q2", "b"))).containsExactly(
+        assertThat(rls.sequence(1, "quota", d("q1", "a"), d("q2", "b"))).containsExactly(
                 "OVER_LIMIT [OVER_LIMIT 0/1 per MINUTE, OVER_LIMIT 0/1 per MINUTE]");
         // a descriptor not in quota mode does not count towards "all of them"
-        assertThat(sequence(1, "quota", d("q1", "a"), d("k", "x"))).containsExactly(
+        assertThat(rls.sequence(1, "quota", d("q1", "a"), d("k", "x"))).containsExactly(
                 "OVER_LIMIT [OVER_LIMIT 0/1 per MINUTE, OK 4/5 per MINUTE]");
     }
 
     @Test
     void theReferencesBasicConfigIsAnsweredWithItsLimits() {
-        assertThat(sequence(1, "basic", d("key1", "value1", "subkey1", "something"), d("key2", "value3"),
+        assertThat(rls.sequence(1, "basic", d("key1", "value1", "subkey1", "something"), d("key2", "value3"),
                 d("key6", "x"), d("key7", "v"))).containsExactly("OK [OK 4/5 per SECOND, OK 0, OK 4294967295, "
                 + "OK 69/70 per MINUTE]");
-        assertThat(sequence(2, "basic", d("key4", "foo"))).containsExactly("OK [OK 0/1 per DAY]",
+        assertThat(rls.sequence(2, "basic", d("key4", "foo"))).containsExactly("OK [OK 0/1 per DAY]",
                 "OVER_LIMIT [OVER_LIMIT 0/1 per DAY]");
         assertThat(rls.call("basic", d("key4", "foo")).getStatuses(0).getCurrentLimit().getName())
                 .isEqualTo("key4_rate_limit");
@@ -230,16 +219,16 @@ class EnvoyReferenceTest {
                 RateLimitUnit.HOUR)))).containsExactly("OK 41/42 per HOUR");
         assertThat(statuses(rls.call("basic", something))).containsExactly("OK 4/5 per SECOND");
         // it applies even where no rule, or an unlimited one, would
-        assertThat(sequence(2, "basic", override(d("key6", "x"), 1, RateLimitUnit.MINUTE))).containsExactly(
+        assertThat(rls.sequence(2, "basic", override(d("key6", "x"), 1, RateLimitUnit.MINUTE))).containsExactly(
                 "OK [OK 0/1 per MINUTE]", "OVER_LIMIT [OVER_LIMIT 0/1 per MINUTE]");
         // WEEK (7) is no RateLimitUnit of this proto yet, but a newer Envoy sends it: read by its number
         RateLimitDescriptor week = d("nothing", "x").toBuilder().setLimit(RateLimitDescriptor.RateLimitOverride
                 .newBuilder().setRequestsPerUnit(3).setUnitValue(7)).build();
-        assertThat(sequence(1, "basic", week)).containsExactly("OK [OK 2/3 per WEEK]");
+        assertThat(rls.sequence(1, "basic", week)).containsExactly("OK [OK 2/3 per WEEK]");
         // 0 is a block list; in an unknown domain nothing applies
-        assertThat(sequence(1, "basic", override(d("key2", "x"), 0, RateLimitUnit.SECOND))).containsExactly(
+        assertThat(rls.sequence(1, "basic", override(d("key2", "x"), 0, RateLimitUnit.SECOND))).containsExactly(
                 "OVER_LIMIT [OVER_LIMIT 0/0 per SECOND]");
-        assertThat(sequence(1, "nobody", override(d("key2", "x"), 1, RateLimitUnit.SECOND))).containsExactly(
+        assertThat(rls.sequence(1, "nobody", override(d("key2", "x"), 1, RateLimitUnit.SECOND))).containsExactly(
                 "OK [OK 0]");
         assertThat(decisions("basic.limit-day", "allowed")).isEqualTo(3.0);
     }
@@ -247,33 +236,33 @@ class EnvoyReferenceTest {
     @Test
     void theReferencesExampleConfigIsAnsweredAsThere() {
         // the block list banned_limit...
-        assertThat(sequence(1, "rl", d("foo", "x", "bar", "banned"))).containsExactly(
+        assertThat(rls.sequence(1, "rl", d("foo", "x", "bar", "banned"))).containsExactly(
                 "OVER_LIMIT [OVER_LIMIT 0/0 per MINUTE]");
         // ...is replaced where the override rule matches the same request
-        assertThat(sequence(1, "rl", d("foo", "x", "bar", "banned"), d("source_cluster", "proxy",
+        assertThat(rls.sequence(1, "rl", d("foo", "x", "bar", "banned"), d("source_cluster", "proxy",
                 "destination_cluster", "override"))).containsExactly("OK [OK 0, OK 1/2 per MINUTE]");
         // category=account replaces bkthomps (and fake_name, which no descriptor here matches)
-        assertThat(sequence(1, "rl", d("category", "account"), d("foo", "x", "bar", "bkthomps"))).containsExactly(
+        assertThat(rls.sequence(1, "rl", d("category", "account"), d("foo", "x", "bar", "bkthomps"))).containsExactly(
                 "OK [OK 3/4 per MINUTE, OK 0]");
-        assertThat(sequence(2, "rl", d("foo", "x", "bar", "bkthomps"))).containsExactly("OK [OK 0/1 per MINUTE]",
+        assertThat(rls.sequence(2, "rl", d("foo", "x", "bar", "bkthomps"))).containsExactly("OK [OK 0/1 per MINUTE]",
                 "OVER_LIMIT [OVER_LIMIT 0/1 per MINUTE]");
         // foo's own rule, bar's key alone, unlimited bay, shadowed baz, detailed_metric unspec, quota-mode service
-        assertThat(sequence(1, "rl", d("foo", "x"), d("foo", "x", "bar", "other"), d("foo", "x", "bay", "y"),
+        assertThat(rls.sequence(1, "rl", d("foo", "x"), d("foo", "x", "bar", "other"), d("foo", "x", "bay", "y"),
                 d("unspec", "v"), d("service", "service_1"))).containsExactly("OK [OK 1/2 per MINUTE, "
                 + "OK 2/3 per MINUTE, OK 4294967295, OK 1/2 per MINUTE, OK 0/1 per MINUTE]");
-        assertThat(sequence(4, "rl", d("foo", "x", "baz", "shady"))).containsExactly("OK [OK 2/3 per MINUTE]",
+        assertThat(rls.sequence(4, "rl", d("foo", "x", "baz", "shady"))).containsExactly("OK [OK 2/3 per MINUTE]",
                 "OK [OK 1/3 per MINUTE]", "OK [OK 0/3 per MINUTE]", "OK [OK 0/3 per MINUTE]");
         // the quota-mode descriptor alone is all of the request's quota-mode descriptors: OVER_LIMIT
-        assertThat(sequence(1, "rl", d("service", "service_1"))).containsExactly(
+        assertThat(rls.sequence(1, "rl", d("service", "service_1"))).containsExactly(
                 "OVER_LIMIT [OVER_LIMIT 0/1 per MINUTE]");
     }
 
     @Test
     void theReferencesReloadConfigBlocksAndLimits() {
-        assertThat(sequence(1, "reload", d("key1", "a"), d("one_per_minute", "b"))).containsExactly(
+        assertThat(rls.sequence(1, "reload", d("key1", "a"), d("one_per_minute", "b"))).containsExactly(
                 "OK [OK 49/50 per SECOND, OK 0/1 per MINUTE]");
-        assertThat(sequence(1, "reload", d("block", "c"))).containsExactly("OVER_LIMIT [OVER_LIMIT 0/0 per SECOND]");
-        assertThat(sequence(1, "reload", d("one_per_minute", "b"))).containsExactly(
+        assertThat(rls.sequence(1, "reload", d("block", "c"))).containsExactly("OVER_LIMIT [OVER_LIMIT 0/0 per SECOND]");
+        assertThat(rls.sequence(1, "reload", d("one_per_minute", "b"))).containsExactly(
                 "OVER_LIMIT [OVER_LIMIT 0/1 per MINUTE]");
     }
 }

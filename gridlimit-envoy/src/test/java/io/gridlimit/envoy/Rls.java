@@ -7,11 +7,14 @@ import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
 import io.gridlimit.micronaut.support.Ports;
+import io.gridlimit.time.ManualTimeSource;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.micronaut.context.ApplicationContext;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -80,6 +83,26 @@ final class Rls implements AutoCloseable {
     RateLimitResponse call(String domain, int hitsAddend, RateLimitDescriptor... descriptors) {
         return stub.withDeadlineAfter(10, TimeUnit.SECONDS).shouldRateLimit(RateLimitRequest.newBuilder()
                 .setDomain(domain).addAllDescriptors(List.of(descriptors)).setHitsAddend(hitsAddend).build());
+    }
+
+    /**
+     * Calls {@code times} times.
+     *
+     * @return "OVERALL [statuses]" of each call ({@link #statuses}), in call order
+     */
+    List<String> sequence(int times, String domain, RateLimitDescriptor... descriptors) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < times; i++) {
+            RateLimitResponse r = call(domain, descriptors);
+            out.add(r.getOverallCode() + " " + statuses(r));
+        }
+        return out;
+    }
+
+    /** Moves a test's manual clock to the next midnight (UTC), the start of every unit's window. */
+    static void nextMidnight(ManualTimeSource clock) {
+        long day = Duration.ofDays(1).toNanos();
+        clock.setNanos((clock.peekNanos() / day + 1) * day);
     }
 
     /** @return the response headers to add, by name */

@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -136,7 +137,7 @@ public class Decider {
         if (budgetNanos <= 0) {
             throw new IllegalArgumentException("budgetNanos must be positive, got " + budgetNanos);
         }
-        return new Decisions(this, door, java.util.Objects.requireNonNull(counting, "counting"), budgetNanos, timer,
+        return new Decisions(this, door, Objects.requireNonNull(counting, "counting"), budgetNanos, timer,
                 here);
     }
 
