@@ -34,6 +34,8 @@ public final class Alternatives {
             Algorithm.SLIDING_WINDOW_COUNTER, Algorithm.FIXED_WINDOW, Algorithm.TOKEN_BUCKET, Algorithm.GCRA);
 
     private final List<Variant> variants = new ArrayList<>();
+    private final Map<String, KeyStates> states = new HashMap<>();
+    private final TimeSource clock;
     private final @Nullable String unavailable;
     private final @Nullable Variant exact;
 
@@ -52,7 +54,7 @@ public final class Alternatives {
         Variant ref = null;
         if (why == null) {
             for (Algorithm a : ALGORITHMS) {
-                Variant v = variant(policy.name(), band, a, clock);
+                Variant v = variant(policy.name(), band, a, variants.size());
                 variants.add(v);
                 if (a == Algorithm.SLIDING_WINDOW_LOG && v.policy != null) {
                     ref = v;
@@ -65,9 +67,10 @@ public final class Alternatives {
         }
         this.unavailable = why;
         this.exact = ref;
+        this.clock = clock;
     }
 
-    private static Variant variant(String name, Band band, Algorithm a, TimeSource clock) {
+    private static Variant variant(String name, Band band, Algorithm a, int index) {
         long quota;
         long windowNanos;
         long tokens;
@@ -96,9 +99,9 @@ public final class Alternatives {
                 case GCRA -> b.gcra(quota, tokens, Duration.ofNanos(periodNanos)).build();
                 case CALENDAR -> throw new IllegalStateException("calendar is not compared");
             };
-            return new Variant(a, p, a == band.algorithm(), clock, null);
+            return new Variant(a, p, a == band.algorithm(), index, null);
         } catch (IllegalArgumentException e) {
-            return new Variant(a, null, a == band.algorithm(), null, e.getMessage());
+            return new Variant(a, null, a == band.algorithm(), index, e.getMessage());
         }
     }
 
@@ -112,12 +115,18 @@ public final class Alternatives {
         if (unavailable != null) {
             return;
         }
-        boolean reference = exact.decide(key, cost);
+        KeyStates k = states.get(key);
+        if (k == null) {
+            k = new KeyStates(variants.size());
+            states.put(key, k);
+        }
+        long now = clock.nowNanos();
+        boolean reference = exact.decide(k, now, cost);
         for (Variant v : variants) {
             if (v == exact || v.policy == null) {
                 continue;
             }
-            boolean allowed = v.decide(key, cost);
+            boolean allowed = v.decide(k, now, cost);
             if (allowed && !reference) {
                 v.overAdmitted++;
             } else if (!allowed && reference) {
@@ -136,10 +145,18 @@ public final class Alternatives {
         return unavailable == null ? List.copyOf(variants) : List.of();
     }
 
-    /** A key's state and when it becomes equal to a fresh one (epoch nanoseconds). */
-    private static final class Slot {
-        LimiterState state;
-        long expiresAtNanos;
+    /**
+     * One key's state under each variant (by {@link Variant#index}) and when each becomes equal to a fresh one (epoch
+     * nanoseconds): one map lookup per request for all variants.
+     */
+    private static final class KeyStates {
+        final LimiterState[] state;
+        final long[] expiresAtNanos;
+
+        KeyStates(int variants) {
+            state = new LimiterState[variants];
+            expiresAtNanos = new long[variants];
+        }
     }
 
     /** One algorithm at the policy's quota, with its counts and its disagreement with the exact log. */
@@ -147,40 +164,32 @@ public final class Alternatives {
         private final Algorithm algorithm;
         private final @Nullable Policy policy;
         private final boolean configured;
-        private final @Nullable TimeSource clock;
-        private final Map<String, Slot> states = new HashMap<>();
+        private final int index;
         private final @Nullable String problem;
         private long requests;
         private long admitted;
         private long overAdmitted;
         private long overDenied;
 
-        Variant(Algorithm algorithm, @Nullable Policy policy, boolean configured, @Nullable TimeSource clock,
-                @Nullable String problem) {
+        Variant(Algorithm algorithm, @Nullable Policy policy, boolean configured, int index, @Nullable String problem) {
             this.algorithm = algorithm;
             this.policy = policy;
             this.configured = configured;
-            this.clock = clock;
+            this.index = index;
             this.problem = problem;
         }
 
         /** One decision, stored as {@code LocalRateLimiter#decide} stores it (TTL read as absent, no eviction). */
-        boolean decide(String key, long cost) {
+        boolean decide(KeyStates k, long now, long cost) {
             requests++;
-            long now = clock.nowNanos();
-            Slot slot = states.get(key);
-            LimiterState state = slot == null || now >= slot.expiresAtNanos ? null : slot.state;
+            LimiterState state = now >= k.expiresAtNanos[index] ? null : k.state[index];
             Outcome outcome = RateLimitAlgorithms.apply(state, policy, cost, now);
             if (outcome.write()) {
                 long ttl = outcome.ttlNanos();
-                if (slot == null) {
-                    slot = new Slot();
-                    states.put(key, slot);
-                }
-                slot.state = outcome.state();
-                slot.expiresAtNanos = now > Long.MAX_VALUE - ttl ? Long.MAX_VALUE : now + ttl;
-            } else if (state == null && slot != null) {
-                states.remove(key);
+                k.state[index] = outcome.state();
+                k.expiresAtNanos[index] = now > Long.MAX_VALUE - ttl ? Long.MAX_VALUE : now + ttl;
+            } else if (state == null) {
+                k.state[index] = null; // expired: equal to a fresh one
             }
             boolean allowed = outcome.decision().allowed();
             if (allowed) {

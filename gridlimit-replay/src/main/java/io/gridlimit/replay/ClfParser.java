@@ -2,10 +2,6 @@ package io.gridlimit.replay;
 
 import io.micronaut.core.annotation.Nullable;
 
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-
 /**
  * Parses Apache's Common Log Format and its Combined form (issue 24 §2, §3), by hand in one pass over the line
  * (no regular expression):
@@ -75,7 +71,6 @@ public final class ClfParser {
         if (targetEnd == targetStart) {
             return null;
         }
-        String method = line.substring(reqStart, methodEnd);
         String path = path(line, targetStart, targetEnd);
         i = reqEnd + 1;
         if (i + 4 > n || line.charAt(i) != ' ') {
@@ -85,39 +80,36 @@ public final class ClfParser {
         if (status < 0 || (i + 4 < n && line.charAt(i + 4) != ' ')) {
             return null;
         }
-        Map<String, List<String>> headers = null;
         if (combined) {
             i = line.indexOf('"', i + 4);
-            String referer = null;
-            String agent = null;
+            long referer = -1;
+            long agent = -1;
             if (i >= 0) {
                 int end = closingQuote(line, i + 1);
-                referer = unquote(line, i + 1, end < 0 ? n : end);
+                referer = field(i + 1, end < 0 ? n : end);
                 if (end >= 0) {
                     int next = line.indexOf('"', end + 1);
                     if (next >= 0) {
                         int agentEnd = closingQuote(line, next + 1);
-                        agent = unquote(line, next + 1, agentEnd < 0 ? n : agentEnd);
+                        agent = field(next + 1, agentEnd < 0 ? n : agentEnd);
                     }
                 }
             }
-            if (referer != null || agent != null) {
-                headers = new HashMap<>(4);
-                if (referer != null) {
-                    headers.put("referer", List.of(referer));
-                }
-                if (agent != null) {
-                    headers.put("user-agent", List.of(agent));
-                }
-            }
+            return new LogRecord(lineNumber, sequence, seconds * NANOS_PER_SECOND, remote, method(line, reqStart,
+                    methodEnd), path, status, line, referer, agent);
         }
-        return new LogRecord(lineNumber, sequence, seconds * NANOS_PER_SECOND, remote, method, path, status,
-                headers);
+        return new LogRecord(lineNumber, sequence, seconds * NANOS_PER_SECOND, remote, method(line, reqStart,
+                methodEnd), path, status, null);
     }
 
     /** The index of the quote closing a field opened before {@code from}, skipping {@code \x} escapes; or -1. */
     private static int closingQuote(String line, int from) {
-        for (int i = from; i < line.length(); i++) {
+        int quote = line.indexOf('"', from);
+        int escape = line.indexOf('\\', from);
+        if (escape < 0 || (quote >= 0 && escape > quote)) {
+            return quote; // no escape before the first quote: it closes the field
+        }
+        for (int i = escape; i < line.length(); i++) {
             char c = line.charAt(i);
             if (c == '\\') {
                 i++;
@@ -128,8 +120,25 @@ public final class ClfParser {
         return -1;
     }
 
+    /** A field's start and end, as {@link LogRecord} holds them. */
+    private static long field(int from, int to) {
+        return ((long) from << 32) | to;
+    }
+
+    /** The common methods' own strings (no copy per line), else the method as written. */
+    private static String method(String line, int from, int to) {
+        for (String m : METHODS) {
+            if (to - from == m.length() && line.startsWith(m, from)) {
+                return m;
+            }
+        }
+        return line.substring(from, to);
+    }
+
+    private static final String[] METHODS = {"GET", "POST", "HEAD", "PUT", "DELETE", "PATCH", "OPTIONS"};
+
     /** A quoted field's value with escapes removed; null for {@code -} or empty (the header was absent). */
-    private static @Nullable String unquote(String line, int from, int to) {
+    static @Nullable String unquote(String line, int from, int to) {
         if (to <= from || (to == from + 1 && line.charAt(from) == '-')) {
             return null;
         }

@@ -1,10 +1,10 @@
 package io.gridlimit.replay;
 
+import io.micronaut.core.annotation.Nullable;
+
 import java.io.BufferedInputStream;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,6 +12,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.GZIPInputStream;
+
+import io.micronaut.core.annotation.Nullable;
 
 /**
  * Reads the inputs in order as one log (issue 24 §1, §3): {@code -} is standard input, a name ending in {@code .gz}
@@ -66,12 +68,12 @@ public final class LogReader {
         for (String name : inputs) {
             try (CountingStream counted = new CountingStream(name.equals("-") ? stdin
                     : Files.newInputStream(Path.of(name)));
-                 BufferedReader in = new BufferedReader(new InputStreamReader(name.endsWith(".gz")
-                         ? new GZIPInputStream(counted, 1 << 16) : counted, StandardCharsets.ISO_8859_1), 1 << 16)) {
+                 InputStream in = name.endsWith(".gz") ? new GZIPInputStream(counted, 1 << 16) : counted) {
                 String label = name.equals("-") ? "stdin" : name;
+                Lines text = new Lines(in);
                 long number = 0;
                 String line;
-                while ((line = in.readLine()) != null) {
+                while ((line = text.next()) != null) {
                     number++;
                     if (line.isBlank()) {
                         continue;
@@ -84,7 +86,7 @@ public final class LogReader {
                             badLines.add(label + ":" + number);
                         }
                     } else {
-                        window.add(r, label + ":" + number);
+                        window.add(r, label);
                     }
                     if (lines % PROGRESS_EVERY == 0) {
                         long seconds = Math.max(1, (System.nanoTime() - startNanos) / 1_000_000);
@@ -119,6 +121,78 @@ public final class LogReader {
     }
 
     /** Counts the bytes read from a stream (for the share of the input read). */
+    /**
+     * The lines of a stream, one char per byte (ISO-8859-1), ended as {@link java.io.BufferedReader#readLine} ends
+     * them ({@code \n}, {@code \r} or {@code \r\n}; the last line needs no end), read in blocks of 64 KiB: no
+     * charset decoder, one copy per line. Not thread-safe.
+     */
+    static final class Lines {
+        private final InputStream in;
+        private byte[] buf = new byte[1 << 16];
+        private int pos;
+        private int limit;
+        private boolean eof;
+        /** A {@code \r} ended the last line: a {@code \n} right after it ends nothing. */
+        private boolean afterCr;
+
+        Lines(InputStream in) {
+            this.in = in;
+        }
+
+        /** @return the next line without its end, or null at the end of the stream */
+        @Nullable String next() throws IOException {
+            if (afterCr) {
+                afterCr = false;
+                if (pos == limit && !eof && !fill()) {
+                    eof = true;
+                }
+                if (pos < limit && buf[pos] == '\n') {
+                    pos++;
+                }
+            }
+            int scanned = 0; // bytes from pos known to hold no line end
+            while (true) {
+                for (int i = pos + scanned; i < limit; i++) {
+                    byte b = buf[i];
+                    if (b == '\n' || b == '\r') {
+                        String line = new String(buf, pos, i - pos, StandardCharsets.ISO_8859_1);
+                        afterCr = b == '\r';
+                        pos = i + 1;
+                        return line;
+                    }
+                }
+                scanned = limit - pos;
+                if (eof || !fill()) {
+                    eof = true;
+                    if (pos < limit) {
+                        String line = new String(buf, pos, limit - pos, StandardCharsets.ISO_8859_1);
+                        pos = limit;
+                        return line;
+                    }
+                    return null;
+                }
+            }
+        }
+
+        /** Moves the unread bytes to the front (growing the buffer for a long line) and reads more. */
+        private boolean fill() throws IOException {
+            int kept = limit - pos;
+            if (pos > 0) {
+                System.arraycopy(buf, pos, buf, 0, kept);
+            } else if (kept == buf.length) {
+                buf = java.util.Arrays.copyOf(buf, buf.length * 2);
+            }
+            pos = 0;
+            limit = kept;
+            int n = in.read(buf, limit, buf.length - limit);
+            if (n <= 0) {
+                return false;
+            }
+            limit += n;
+            return true;
+        }
+    }
+
     private static final class CountingStream extends BufferedInputStream {
         long count;
 

@@ -20,6 +20,10 @@ public final class LogRecord {
     private final String path;
     private final int status;
     private final @Nullable Map<String, List<String>> headers;
+    private final @Nullable String line;
+    /** Where the combined format's quoted fields lie in {@link #line}: start in the high, end in the low 32 bits. */
+    private final long referer;
+    private final long userAgent;
 
     /**
      * @param lineNumber the line's number in its input, from 1
@@ -41,6 +45,41 @@ public final class LogRecord {
         this.path = path;
         this.status = status;
         this.headers = headers;
+        this.line = null;
+        this.referer = -1;
+        this.userAgent = -1;
+    }
+
+    /**
+     * A record of the combined format, whose only recorded headers are {@code Referer} and {@code User-Agent}: it
+     * holds its line and where the two quoted fields lie, and unquotes one only when it is asked for
+     * ({@link ClfParser#unquote}: {@code "-"} or an empty field is no header).
+     *
+     * @param lineNumber the line's number in its input, from 1
+     * @param sequence the line's position over all inputs, from 0 (ties of equal times keep this order)
+     * @param timeNanos the request's time in epoch nanoseconds
+     * @param remote the remote address as written
+     * @param method the HTTP method as written
+     * @param path the path without query string, as written
+     * @param status the response status, in [0, 999]
+     * @param line the whole line
+     * @param referer the {@code Referer} field's start and end in {@code line} (after its opening quote, at its
+     *     closing quote or the line's end), or {@code -1} when the line has none
+     * @param userAgent the {@code User-Agent} field's start and end as {@code referer}, or {@code -1}
+     */
+    LogRecord(long lineNumber, long sequence, long timeNanos, String remote, String method, String path, int status,
+              String line, long referer, long userAgent) {
+        this.lineNumber = lineNumber;
+        this.sequence = sequence;
+        this.timeNanos = timeNanos;
+        this.remote = remote;
+        this.method = method;
+        this.path = path;
+        this.status = status;
+        this.headers = null;
+        this.line = line;
+        this.referer = referer;
+        this.userAgent = userAgent;
     }
 
     /** @return the line's number in its input, from 1 */
@@ -89,7 +128,10 @@ public final class LogRecord {
      */
     public List<String> header(String name) {
         if (headers == null) {
-            return List.of();
+            long field = name.equalsIgnoreCase("referer") ? referer
+                    : name.equalsIgnoreCase("user-agent") ? userAgent : -1;
+            String value = field < 0 ? null : ClfParser.unquote(line, (int) (field >>> 32), (int) field);
+            return value == null ? List.of() : List.of(value);
         }
         List<String> lines = headers.get(name.toLowerCase(Locale.ROOT));
         return lines == null ? List.of() : lines;

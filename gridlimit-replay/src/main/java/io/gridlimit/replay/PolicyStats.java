@@ -1,5 +1,7 @@
 package io.gridlimit.replay;
 
+import io.micronaut.core.annotation.Nullable;
+
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -27,6 +29,8 @@ public final class PolicyStats {
     private final Map<String, long[]> keys = new HashMap<>();
     /** minute (epoch nanos / SLOT_NANOS) to {requests, denials} */
     private final Map<Long, long[]> minutes = new HashMap<>();
+    private long lastMinute;
+    private long @Nullable [] lastCounts;
 
     /**
      * @param name the policy name
@@ -47,7 +51,12 @@ public final class PolicyStats {
     public void decided(String key, boolean allowed, long timeNanos) {
         requests++;
         long[] k = keys.computeIfAbsent(key, x -> new long[2]);
-        long[] m = minutes.computeIfAbsent(Math.floorDiv(timeNanos, SLOT_NANOS), x -> new long[2]);
+        long minute = Math.floorDiv(timeNanos, SLOT_NANOS);
+        if (minute != lastMinute || lastCounts == null) { // times do not decrease: one lookup per minute
+            lastMinute = minute;
+            lastCounts = minutes.computeIfAbsent(minute, x -> new long[2]);
+        }
+        long[] m = lastCounts;
         k[0]++;
         m[0]++;
         if (allowed) {

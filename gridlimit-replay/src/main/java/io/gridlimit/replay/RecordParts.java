@@ -20,7 +20,8 @@ import java.util.Map;
  * records that header (json-lines {@code headers}); {@code header:<Name>} reads the headers the format records
  * (combined: {@code Referer}, {@code User-Agent}); a log has no principal. A remote address that is not an IP
  * address (a host name the server looked up) is an absent client address. Parts of addresses without forwarding
- * header are cached by address (memory grows with addresses). Not thread-safe.
+ * header, and whether each address is a trusted proxy, are cached by address (memory grows with addresses). Not
+ * thread-safe.
  */
 final class RecordParts implements KeyResolver.Parts {
     private static final String NOT_AN_ADDRESS = "the client IP address (the log's remote address is not an IP "
@@ -29,20 +30,20 @@ final class RecordParts implements KeyResolver.Parts {
     private final ClientIpResolver resolver;
     private final ClientIpSettings settings;
     private final String forwardingHeader;
-    private final Map<String, KeyPart> byRemote = new HashMap<>();
-    private final Map<String, Boolean> trusted = new HashMap<>();
+    private final Map<String, Remote> byRemote = new HashMap<>();
     private @Nullable LogRecord record;
+    /** The current record's remote address, looked up once per record. */
+    private @Nullable Remote remote;
 
-    /** @param settings the configuration's {@code client-ip} settings */
     RecordParts(ClientIpSettings settings) {
         this.resolver = new ClientIpResolver(settings);
         this.settings = settings;
         this.forwardingHeader = settings.header().headerName();
     }
 
-    /** @param r the record the next parts are read from */
     void of(LogRecord r) {
         this.record = r;
+        this.remote = null;
     }
 
     @Override
@@ -51,7 +52,20 @@ final class RecordParts implements KeyResolver.Parts {
         if (!lines.isEmpty()) {
             return resolve(record.remote(), lines);
         }
-        return byRemote.computeIfAbsent(record.remote(), remote -> resolve(remote, List.of()));
+        return remote().part;
+    }
+
+    private Remote remote() {
+        Remote r = remote;
+        if (r == null) {
+            r = byRemote.get(record.remote());
+            if (r == null) {
+                r = new Remote(resolve(record.remote(), List.of()), trusted(record.remote()));
+                byRemote.put(record.remote(), r);
+            }
+            remote = r;
+        }
+        return r;
     }
 
     private KeyPart resolve(String remote, List<String> lines) {
@@ -62,13 +76,20 @@ final class RecordParts implements KeyResolver.Parts {
         return resolver.clientKey(new InetSocketAddress(address.toInetAddress(), 0), lines);
     }
 
-    /** @return whether the record's remote address lies in {@code trusted-proxies} (false when it is no address) */
+    private boolean trusted(String remote) {
+        IPAddress address = new IPAddressString(remote).getAddress();
+        return address != null && address.getNetworkPrefixLength() == null
+                && settings.isTrusted(ClientAddressKey.forTrust(address));
+    }
+
     boolean peerTrusted() {
-        return trusted.computeIfAbsent(record.remote(), remote -> {
-            IPAddress address = new IPAddressString(remote).getAddress();
-            return address != null && address.getNetworkPrefixLength() == null
-                    && settings.isTrusted(ClientAddressKey.forTrust(address));
-        });
+        return remote().trusted;
+    }
+
+    /**
+     * What a remote address gives without a forwarding header: its client part and whether it is a trusted proxy.
+     */
+    private record Remote(KeyPart part, boolean trusted) {
     }
 
     @Override

@@ -42,9 +42,10 @@ public final class ReorderWindow {
      * Takes one record in file order and releases what the window lets go.
      *
      * @param r the record
-     * @param where how the report names its line, e.g. {@code access.log:17}
+     * @param input how the report names the record's input, e.g. {@code access.log} (a late line is named
+     *     {@code access.log:17}, with its {@linkplain LogRecord#lineNumber() line number})
      */
-    public void add(LogRecord r, String where) {
+    public void add(LogRecord r, String input) {
         if (r.timeNanos() > latestNanos) {
             latestNanos = r.timeNanos();
         }
@@ -52,7 +53,7 @@ public final class ReorderWindow {
         if (r.timeNanos() < edge) {
             late++;
             if (lateLines.size() < KEPT_LINES) {
-                lateLines.add(where);
+                lateLines.add(input + ":" + r.lineNumber());
             }
             r.moveTo(edge);
         }

@@ -95,8 +95,10 @@ public final class ReplayConfig {
         });
         String location = file.toAbsolutePath().toString();
         PropertySource fromFile = PropertySource.of(location, values, PropertySource.Origin.of(location), -250);
+        // metrics and management endpoints are the service's, never the replay's: off, so start-up skips them
         PropertySource defaults = PropertySource.of("gridlimit-replay", Map.of(ConfigOnly.PROPERTY, "true",
-                "micronaut.application.name", APPLICATION_NAME), -1000);
+                "micronaut.application.name", APPLICATION_NAME, "micronaut.metrics.enabled", "false",
+                "endpoints.all.enabled", "false"), -1000);
         ApplicationContext context = ApplicationContext.builder()
                 .deduceEnvironment(false)
                 .deduceCloudEnvironment(false)

@@ -12,8 +12,9 @@ import java.util.Locale;
 
 /**
  * The replay's command line (issue 24; {@link Options} lists the options): reads the configuration as the service
- * does ({@link ReplayConfig}), reads and orders the log ({@link LogReader}, {@link ReorderWindow}), replays it
- * ({@link Replayer}), refuses a log with more unparseable lines than {@code --max-bad-lines}, then prints the
+ * does ({@link ReplayConfig}), reads and orders the log ({@link LogReader}, {@link ReorderWindow}) on a reader thread
+ * while the calling thread replays it in that order ({@link Pipeline}, {@link Replayer}), refuses a log with more
+ * unparseable lines than {@code --max-bad-lines}, then prints the
  * {@link Summary} and writes the {@code --json} ({@link JsonReport}) and {@code --html} ({@link HtmlReport}) reports.
  * Exit status: 0 done, 1 refused (configuration, input, bad lines), 2 usage.
  */
@@ -90,9 +91,10 @@ public final class ReplayMain {
                 err.println("gridlimit-replay: left out " + config.ignored().size() + " setting(s) of the service and "
                         + "its Envoy door, which the replay does not run: " + String.join(", ", config.ignored()));
             }
-            ReorderWindow window = new ReorderWindow(options.reorderWindowNanos(), replayer::accept);
+            Pipeline pipeline = new Pipeline();
+            ReorderWindow window = new ReorderWindow(options.reorderWindowNanos(), pipeline.sink());
             LogReader reader = new LogReader(options.format(), window, stdin, err);
-            reader.read(options.logs());
+            pipeline.run(() -> reader.read(options.logs()), replayer::accept);
             boolean tooMany = options.maxBadCount() >= 0 ? reader.bad() > options.maxBadCount()
                     : reader.bad() * 100.0 > options.maxBadPercent() * reader.lines();
             if (tooMany) {

@@ -17,12 +17,14 @@ import io.gridlimit.micronaut.decide.RouteRules;
 import io.gridlimit.micronaut.key.KeyResolver;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.gridlimit.time.ManualTimeSource;
+import io.micronaut.core.annotation.Nullable;
 
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Replays requests in log-time order through a configuration as the service applies it (issue 24 §2, §4):
@@ -32,8 +34,9 @@ import java.util.Map;
  *   <li>each rule's key from what the line carries ({@link KeyResolver#resolve(RouteRule, KeyResolver.Parts)}); a
  *       malformed key, or an absent one under {@code on-missing-key: reject}, answers the request 400 and stops it;
  *       an absent one under {@code skip} drops the rule;</li>
- *   <li>the rules asked in order through the library's {@link Decider} (door {@link Door#FILTER}, no budget), each a
- *       reservation on a {@link LocalRateLimiter} (grid-core's algorithms) whose clock is the request's log time; a
+ *   <li>the rules asked in order through the library's {@link Decider} (door {@link Door#FILTER}, no budget) on a
+ *       {@link LocalRateLimiter} (grid-core's algorithms) whose clock is the request's log time, each but the last
+ *       a reservation and the last a plain decision ({@link Decisions#decideLast}: nothing can give it back); a
  *       denial outside shadow mode stops the request ({@link RouteRules#stops}) and all-or-nothing gives back what
  *       the earlier rules took ({@link Decisions#close}), exactly as the filter does.</li>
  * </ol>
@@ -50,12 +53,14 @@ public final class Replayer implements AutoCloseable {
     private final ManualTimeSource clock = new ManualTimeSource(0);
     private final Decider decider;
     private final RecordParts parts;
+    /** The current record's headers, for a plan's header. */
+    private final Function<String, List<String>> headers;
     private final Map<String, PolicyStats> stats = new LinkedHashMap<>();
     private final Map<String, Alternatives> alternatives = new LinkedHashMap<>();
-    private final List<RouteRule> matched = new ArrayList<>();
-    /** Most (method, path) pairs whose rules are cached. */
+    /** Most paths of one method whose rules are cached. */
     private static final int MATCH_CACHE_SIZE = 65_536;
-    private final Map<String, List<RouteRule>> matchCache = new HashMap<>();
+    private final Map<String, Map<String, Rule[]>> matchCache = new HashMap<>();
+    private @Nullable PolicyStats lastStats;
     private final List<Ask> asks = new ArrayList<>();
     private final List<RouteRule> asked = new ArrayList<>();
     private long requests;
@@ -79,6 +84,7 @@ public final class Replayer implements AutoCloseable {
         this.decider = new Decider(config.failureMode(), limiter, local, new ReservationGiveBack(limiter, local,
                 metrics), metrics);
         this.parts = new RecordParts(config.clientIp());
+        this.headers = parts::header;
         for (Policy p : config.policies().values()) {
             stats.put(p.name(), new PolicyStats(p.name(), config.isShadow(p.name())));
             alternatives.put(p.name(), new Alternatives(p, clock));
@@ -109,9 +115,8 @@ public final class Replayer implements AutoCloseable {
         firstNanos = Math.min(firstNanos, now);
         lastNanos = Math.max(lastNanos, now);
         clock.setNanos(now);
-        matched.clear();
-        matched.addAll(rulesOf(r.method(), r.path()));
-        if (matched.isEmpty()) {
+        Rule[] matched = rulesOf(r.method(), r.path());
+        if (matched.length == 0) {
             unlimited++;
             return Outcome.UNLIMITED;
         }
@@ -119,20 +124,19 @@ public final class Replayer implements AutoCloseable {
         asks.clear();
         asked.clear();
         boolean reject = false;
-        for (RouteRule rule : matched) {
-            KeyResolver.Resolved key = KeyResolver.resolve(rule, parts);
-            PolicyStats s = stats.get(rule.policy().name());
+        for (Rule rule : matched) {
+            KeyResolver.Resolved key = KeyResolver.resolve(rule.rule, parts);
             if (key.present()) {
-                alternatives.get(rule.policy().name()).decide(key.key(), rule.cost());
+                rule.alternatives.decide(key.key(), rule.rule.cost());
                 if (!reject) {
-                    asks.add(policies.ask(rule, key.key(), parts.peerTrusted(), r::header));
-                    asked.add(rule);
+                    asks.add(policies.ask(rule.rule, key.key(), parts.peerTrusted(), headers));
+                    asked.add(rule.rule);
                 }
-            } else if (!reject && (key.malformed() || rule.onMissingKey() == OnMissingKey.REJECT)) {
-                s.countMissingKeyRejected();
+            } else if (!reject && (key.malformed() || rule.rule.onMissingKey() == OnMissingKey.REJECT)) {
+                rule.stats.countMissingKeyRejected();
                 reject = true; // later rules are not asked, but each policy alone still sees the request
             } else if (!reject) {
-                s.countMissingKeySkipped();
+                rule.stats.countMissingKeySkipped();
             }
         }
         if (reject) {
@@ -145,11 +149,14 @@ public final class Replayer implements AutoCloseable {
         }
         Decisions decisions = decider.begin(Door.FILTER, Decider.NO_BUDGET, null, null);
         boolean stopped = false;
-        for (int i = 0; i < asks.size() && !stopped; i++) {
-            Answer answer = decisions.decide(asks.get(i)).join(); // complete: the local limiter decides in place
-            RouteRule rule = asked.get(i);
-            stats.get(asks.get(i).policy().name()).decided(asks.get(i).key(), answer.admitted(), now);
-            stopped = RouteRules.stops(rule, answer);
+        int n = asks.size();
+        for (int i = 0; i < n && !stopped; i++) {
+            Ask ask = asks.get(i);
+            // complete at once: the local limiter decides in place; the last rule is a plain decision (nothing can
+            // give it back here: no budget, no settle, and no later rule)
+            Answer answer = (i == n - 1 ? decisions.decideLast(ask) : decisions.decide(ask)).join();
+            statsOf(ask.policy().name()).decided(ask.key(), answer.admitted(), now);
+            stopped = RouteRules.stops(asked.get(i), answer);
         }
         if (stopped) {
             decisions.close(GridLimitMetrics.GiveBackReason.DENIED);
@@ -161,18 +168,37 @@ public final class Replayer implements AutoCloseable {
         return Outcome.ADMITTED;
     }
 
-    /** The route rules of a method and raw path, cached by both (the cache is emptied when it is full). */
-    private List<RouteRule> rulesOf(String method, String path) {
-        String k = method + ' ' + path;
-        List<RouteRule> rules = matchCache.get(k);
+    /** The counts of a policy chosen for a rule (the route's own, or a plan's). */
+    private PolicyStats statsOf(String policy) {
+        if (lastStats != null && lastStats.name().equals(policy)) {
+            return lastStats;
+        }
+        lastStats = stats.get(policy);
+        return lastStats;
+    }
+
+    /**
+     * The route rules of a method and raw path, cached by both (a method's cache is emptied when it holds
+     * {@value #MATCH_CACHE_SIZE} paths).
+     */
+    private Rule[] rulesOf(String method, String path) {
+        Map<String, Rule[]> byPath = matchCache.computeIfAbsent(method, m -> new HashMap<>());
+        Rule[] rules = byPath.get(path);
         if (rules == null) {
-            if (matchCache.size() >= MATCH_CACHE_SIZE) {
-                matchCache.clear();
+            if (byPath.size() >= MATCH_CACHE_SIZE) {
+                byPath.clear();
             }
-            rules = List.copyOf(routes.match(method, path));
-            matchCache.put(k, rules);
+            rules = routes.match(method, path).stream()
+                    .map(rule -> new Rule(rule, stats.get(rule.policy().name()),
+                            alternatives.get(rule.policy().name())))
+                    .toArray(Rule[]::new);
+            byPath.put(path, rules);
         }
         return rules;
+    }
+
+    /** A matched route rule with the counts and the alternatives of its own policy. */
+    private record Rule(RouteRule rule, PolicyStats stats, Alternatives alternatives) {
     }
 
     /** @return requests replayed */

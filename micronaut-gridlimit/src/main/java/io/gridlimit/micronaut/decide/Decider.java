@@ -165,7 +165,11 @@ public class Decider {
         return timer.getQueue().size();
     }
 
-    CompletionStage<Decision> send(Ask ask, @Nullable Executor here) {
+    CompletionStage<Decision> send(Ask ask, @Nullable Executor here, boolean plain) {
+        if (plain) {
+            return here == null ? limiter.tryAcquireAsync(ask.state(), ask.key(), ask.cost())
+                    : limiter.tryAcquireAsync(ask.state(), ask.key(), ask.cost(), here);
+        }
         return here == null ? limiter.reserveAsync(ask.state(), ask.key(), ask.cost())
                 : limiter.reserveHereAsync(ask.state(), ask.key(), ask.cost(), here);
     }

@@ -62,6 +62,27 @@ public final class Decisions {
      * @return its answer; never completed exceptionally
      */
     public CompletableFuture<Answer> decide(Ask ask) {
+        return decide(ask, false);
+    }
+
+    /**
+     * Decides a request's last rule, for a door that will neither settle the request ({@link #settle}) nor close
+     * it as failed once this rule has admitted (the replay of an access log, which mirrors the filter). When the
+     * request has no budget ({@link Decider#NO_BUDGET}) nothing can then give this rule's admission back: no
+     * timeout makes it late, a denial of a later rule cannot happen, and its own denial gives back only what the
+     * earlier rules admitted. It is then taken as a plain decision ({@link io.gridlimit.api.RateLimiter#tryAcquireAsync}:
+     * no reservation id, no settle record), which decides exactly as a reservation does (docs/SPEC.md §10: a
+     * reservation never settled leaves the same later decisions as the plain decision). With a budget it is
+     * {@link #decide(Ask)}.
+     *
+     * @param ask the request's last rule
+     * @return its answer; never completed exceptionally
+     */
+    public CompletableFuture<Answer> decideLast(Ask ask) {
+        return decide(ask, budgetNanos == Decider.NO_BUDGET);
+    }
+
+    private CompletableFuture<Answer> decide(Ask ask, boolean plain) {
         Pending p = new Pending(ask);
         CompletableFuture<Decision> stage;
         synchronized (this) {
@@ -73,7 +94,7 @@ public final class Decisions {
             // sent under the monitor, so a close either comes first (nothing sent) or sees the stage to cancel;
             // sending never blocks (it queues or submits)
             try {
-                stage = decider.send(ask, here).toCompletableFuture();
+                stage = decider.send(ask, here, plain).toCompletableFuture();
             } catch (RuntimeException e) {
                 stage = CompletableFuture.failedFuture(e);
             }

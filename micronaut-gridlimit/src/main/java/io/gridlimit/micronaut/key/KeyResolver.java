@@ -110,8 +110,17 @@ public class KeyResolver {
      * @return as {@link #resolve(RouteRule, HttpRequest)}
      */
     public static Resolved resolve(RouteRule rule, Parts parts) {
+        List<KeySource> sources = rule.keys();
+        if (sources.size() == 1) {
+            // one part is the key as it is: no copy, so a part cached by its source is the same key each request
+            KeyPart part = part(sources.get(0), rule, parts);
+            if (!part.isPresent()) {
+                return new Resolved(null, part.missing(), part.status() == KeyPart.Status.MALFORMED);
+            }
+            return checked(rule, part.value());
+        }
         StringBuilder key = new StringBuilder();
-        for (KeySource source : rule.keys()) {
+        for (KeySource source : sources) {
             KeyPart part = part(source, rule, parts);
             if (!part.isPresent()) {
                 return new Resolved(null, part.missing(), part.status() == KeyPart.Status.MALFORMED);
@@ -121,7 +130,10 @@ public class KeyResolver {
             }
             key.append(part.value());
         }
-        String k = key.toString();
+        return checked(rule, key.toString());
+    }
+
+    private static Resolved checked(RouteRule rule, String k) {
         try {
             return new Resolved(RateLimiter.checkKey(k), null);
         } catch (IllegalArgumentException e) { // the message names the problem and the size, never the key

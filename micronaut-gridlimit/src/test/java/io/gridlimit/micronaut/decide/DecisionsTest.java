@@ -51,6 +51,33 @@ class DecisionsTest {
     }
 
     @Test
+    void theLastRuleWithoutABudgetIsAPlainDecisionAndAllOrNothingStillGivesBackTheEarlierRules() {
+        LocalRateLimiter limiter = new LocalRateLimiter(100, clock);
+        Decider decider = new Decider(FailureMode.CLOSED, limiter, local,
+                new ReservationGiveBack(limiter, local, new GridLimitMetrics(new SimpleMeterRegistry())),
+                new GridLimitMetrics(new SimpleMeterRegistry()));
+        Decisions decisions = decider.begin(Door.FILTER, Decider.NO_BUDGET, null, null);
+        Answer first = decisions.decide(new Ask(BUCKET, "a", 3)).join();
+        Answer last = decisions.decideLast(new Ask(BUCKET, "b", 11)).join();
+        assertThat(first.decision().reservation()).isNotNull();
+        assertThat(last.admitted()).isFalse();
+        assertThat(last.decision().reservation()).isNull();
+        decisions.close(GiveBackReason.DENIED);
+        assertThat(limiter.tryAcquire(BUCKET, "a", 10).remaining()).isZero(); // all 10 again: the 3 came back
+
+        Decisions admitted = decider.begin(Door.FILTER, Decider.NO_BUDGET, null, null);
+        Answer plain = admitted.decideLast(new Ask(BUCKET, "c", 4)).join();
+        assertThat(plain.admitted()).isTrue();
+        assertThat(plain.decision().reservation()).isNull();
+        assertThat(plain.decision().remaining()).isEqualTo(6);
+
+        Decisions budgeted = decider.begin(Door.FILTER, 1_000_000_000L, timer, null);
+        // with a budget a late admission must be given back: a reservation
+        assertThat(budgeted.decideLast(new Ask(BUCKET, "d", 1)).join().decision().reservation()).isNotNull();
+        decider.close();
+    }
+
+    @Test
     void aClosedRequestGivesBackEveryAdmissionOnceAndSendsNothingMore() {
         Decisions decisions = decider(FailureMode.CLOSED).begin(Door.FILTER, Decider.NO_BUDGET, null, null);
         CompletableFuture<Answer> first = decisions.decide(new Ask(BUCKET, "a", 3));
