@@ -37,17 +37,7 @@ public final class LogRecord {
      */
     public LogRecord(long lineNumber, long sequence, long timeNanos, String remote, String method, String path,
                      int status, @Nullable Map<String, List<String>> headers) {
-        this.lineNumber = lineNumber;
-        this.sequence = sequence;
-        this.timeNanos = timeNanos;
-        this.remote = remote;
-        this.method = method;
-        this.path = path;
-        this.status = status;
-        this.headers = headers;
-        this.line = null;
-        this.referer = -1;
-        this.userAgent = -1;
+        this(lineNumber, sequence, timeNanos, remote, method, path, status, headers, null, -1, -1);
     }
 
     /**
@@ -69,6 +59,12 @@ public final class LogRecord {
      */
     LogRecord(long lineNumber, long sequence, long timeNanos, String remote, String method, String path, int status,
               String line, long referer, long userAgent) {
+        this(lineNumber, sequence, timeNanos, remote, method, path, status, null, line, referer, userAgent);
+    }
+
+    private LogRecord(long lineNumber, long sequence, long timeNanos, String remote, String method, String path,
+                      int status, @Nullable Map<String, List<String>> headers, @Nullable String line, long referer,
+                      long userAgent) {
         this.lineNumber = lineNumber;
         this.sequence = sequence;
         this.timeNanos = timeNanos;
@@ -76,7 +72,7 @@ public final class LogRecord {
         this.method = method;
         this.path = path;
         this.status = status;
-        this.headers = null;
+        this.headers = headers;
         this.line = line;
         this.referer = referer;
         this.userAgent = userAgent;
