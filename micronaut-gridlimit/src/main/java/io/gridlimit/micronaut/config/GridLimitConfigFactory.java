@@ -126,6 +126,8 @@ public class GridLimitConfigFactory {
                 }
             });
             errors.addAll(context.getBean(LeaseProperties.class).problems(this::raw));
+            errors.addAll(context.getBean(HttpProperties.class).problems((path, d) -> context.getProperty(path,
+                    String.class).orElse(HttpProperties.shortForm(d))));
             ClientIpSettings clientIp = NetworkSettings.clientIp(p.clientIp(), errors);
             HazelcastSettings hazelcast = NetworkSettings.hazelcast(p.hazelcast(), errors,
                     context.getProperty("micronaut.application.name", String.class).orElse(null));

@@ -13,8 +13,9 @@ import java.util.function.BiFunction;
  * {@code gridlimit.http}, the library's HTTP edge (docs/SPEC.md §5; README "Configuration reference"): how long a
  * connection may take to send a request's header section, and whether every error response Micronaut writes itself
  * becomes an RFC 9457 problem. Bound by Micronaut ({@link PropertyCheck} refuses unknown names and values that are
- * not durations or booleans); {@link #problems} refuses durations out of range, checked at boot by
- * {@code io.gridlimit.micronaut.netty.HeaderDeadline}.
+ * not durations or booleans); {@link #problems} refuses durations out of range, checked at boot with the rest of the
+ * configuration by {@link GridLimitConfigFactory} (so a context without the HTTP server, such as the replay's, refuses
+ * them too).
  *
  * @param headerTimeout the longest a request's header section may take to arrive, in [1 ms, 1 h]: a connection
  *     still sending its header section after that is answered 408 and closed (default {@value #DEFAULT_HEADER_TIMEOUT_TEXT})

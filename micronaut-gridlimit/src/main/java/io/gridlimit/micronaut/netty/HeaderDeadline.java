@@ -1,16 +1,14 @@
 package io.gridlimit.micronaut.netty;
 
-import io.gridlimit.micronaut.config.BootFailure;
+import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.micronaut.config.HttpProperties;
 import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.gridlimit.micronaut.problem.Problem;
 import io.gridlimit.micronaut.problem.ProblemResponses;
 import io.micrometer.core.instrument.Counter;
 import io.micronaut.context.annotation.Context;
-import io.micronaut.context.env.Environment;
 import io.micronaut.context.event.BeanCreatedEvent;
 import io.micronaut.context.event.BeanCreatedEventListener;
-import io.micronaut.context.exceptions.ConfigurationException;
 import io.micronaut.http.netty.channel.ChannelPipelineCustomizer;
 import io.micronaut.http.server.netty.NettyServerCustomizer;
 import io.netty.buffer.Unpooled;
@@ -24,7 +22,6 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpVersion;
 
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 
 /**
  * Cuts off slow clients: a connection whose request header section is not complete within
@@ -52,8 +49,8 @@ import java.util.List;
  * {@code GET /bad-request HTTP/1.0} of its own, and Micronaut writes every response in its request's version, so
  * the 400, 414 or 431 went out with an {@code HTTP/1.0} status line.
  *
- * <p>Checked at boot ({@link Context}): a deadline out of [1 ms, 1 h] stops the application naming the property
- * and the value. Thread-safe.
+ * <p>Created at boot ({@link Context}), after the configuration's check, where a deadline out of [1 ms, 1 h] stops
+ * the application naming the property and the value. Thread-safe.
  */
 @Context
 public class HeaderDeadline implements BeanCreatedEventListener<NettyServerCustomizer.Registry> {
@@ -68,19 +65,14 @@ public class HeaderDeadline implements BeanCreatedEventListener<NettyServerCusto
 
     /**
      * @param properties {@code gridlimit.http}
-     * @param environment the property sources, to quote a bad value as written
+     * @param checked the checked configuration: asked for so that this is created only once
+     *     {@link io.gridlimit.micronaut.config.GridLimitConfigFactory} has checked {@code gridlimit.http} (a deadline
+     *     out of range stops the boot there)
      * @param metrics counts connections cut off
      * @param problems writes the problem body and the {@code Date} header
-     * @throws ConfigurationException naming {@value HttpProperties#HEADER_TIMEOUT_PROPERTY} and its value when out
-     *     of range
      */
-    public HeaderDeadline(HttpProperties properties, Environment environment, GridLimitMetrics metrics,
+    public HeaderDeadline(HttpProperties properties, GridLimitConfig checked, GridLimitMetrics metrics,
                           ProblemResponses problems) {
-        List<String> errors = properties.problems((path, d) -> environment.getProperty(path, String.class)
-                .orElse(HttpProperties.shortForm(d)));
-        if (!errors.isEmpty()) {
-            throw new ConfigurationException(BootFailure.PREFIX + String.join("; ", errors));
-        }
         this.timeoutNanos = properties.headerTimeout().toNanos();
         this.body = problems.json(Problem.of(408, HttpResponseStatus.REQUEST_TIMEOUT.reasonPhrase(), DETAIL))
                 .getBytes(StandardCharsets.UTF_8);
