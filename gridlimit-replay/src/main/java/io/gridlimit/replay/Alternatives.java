@@ -7,7 +7,6 @@ import io.gridlimit.api.Algorithm;
 import io.gridlimit.api.Band;
 import io.gridlimit.api.Policy;
 import io.gridlimit.local.LocalRateLimiter;
-import io.gridlimit.time.TimeSource;
 import io.micronaut.core.annotation.Nullable;
 
 import java.math.BigInteger;
@@ -24,7 +23,7 @@ import java.util.Map;
  * refill = limit per window for the token bucket and GCRA; a bucket policy's capacity, refill tokens and period for
  * the buckets, and limit = capacity per the time a full refill takes (capacity × period / refill tokens, rounded
  * up) for the windows. Each variant decides with grid-core's own {@link RateLimitAlgorithms#apply} (never a copy)
- * at the replay clock's reading, on a plain map of its keys' states kept as {@link LocalRateLimiter} keeps them: a
+ * at the request's log time, on a plain map of its keys' states kept as {@link LocalRateLimiter} keeps them: a
  * state whose TTL has passed is read as absent (it is then equal to a fresh one), and no key is ever evicted. A composite or calendar policy has no alternatives; a limit above
  * {@link Band#MAX_LOG_LIMIT} has no exact reference. Not thread-safe.
  */
@@ -35,15 +34,13 @@ public final class Alternatives {
 
     private final List<Variant> variants = new ArrayList<>();
     private final Map<String, KeyStates> states = new HashMap<>();
-    private final TimeSource clock;
     private final @Nullable String unavailable;
     private final @Nullable Variant exact;
 
     /**
      * @param policy the configured policy
-     * @param clock the replay's clock, at the request's log time when {@link #decide} is called
      */
-    public Alternatives(Policy policy, TimeSource clock) {
+    public Alternatives(Policy policy) {
         String why = null;
         Band band = policy.bands().get(0);
         if (policy.isComposite()) {
@@ -67,7 +64,6 @@ public final class Alternatives {
         }
         this.unavailable = why;
         this.exact = ref;
-        this.clock = clock;
     }
 
     private static Variant variant(String name, Band band, Algorithm a, int index) {
@@ -106,12 +102,13 @@ public final class Alternatives {
     }
 
     /**
-     * Decides one request under every variant, at the clock's current reading.
+     * Decides one request under every variant.
      *
      * @param key the key the policy's rule resolved for the request
      * @param cost the rule's cost
+     * @param now the request's log time, epoch nanoseconds, not earlier than the one decided before
      */
-    public void decide(String key, long cost) {
+    public void decide(String key, long cost, long now) {
         if (unavailable != null) {
             return;
         }
@@ -120,7 +117,6 @@ public final class Alternatives {
             k = new KeyStates(variants.size());
             states.put(key, k);
         }
-        long now = clock.nowNanos();
         boolean reference = exact.decide(k, now, cost);
         for (Variant v : variants) {
             if (v == exact || v.policy == null) {

@@ -95,6 +95,7 @@ public final class ReplayMain {
             ReorderWindow window = new ReorderWindow(options.reorderWindowNanos(), pipeline.sink());
             LogReader reader = new LogReader(options.format(), window, stdin, err);
             pipeline.run(() -> reader.read(options.logs()), replayer::accept);
+            replayer.finish(); // before the replayer is closed: the reports read what each policy alone decided
             boolean tooMany = options.maxBadCount() >= 0 ? reader.bad() > options.maxBadCount()
                     : reader.bad() * 100.0 > options.maxBadPercent() * reader.lines();
             if (tooMany) {

@@ -40,7 +40,8 @@ import java.util.function.Function;
  *       denial outside shadow mode stops the request ({@link RouteRules#stops}) and all-or-nothing gives back what
  *       the earlier rules took ({@link Decisions#close}), exactly as the filter does.</li>
  * </ol>
- * Each policy alone, under every algorithm, is replayed beside it ({@link Alternatives}). Times must not decrease
+ * Each policy alone, under every algorithm, is replayed beside it ({@link Alternatives}, on a thread of its own:
+ * {@link AlternativesThread}); reading them ({@link #alternatives}) ends the replay. Times must not decrease
  * between calls ({@link ReorderWindow} sees to it). No key is ever evicted: the limiter is unbounded, and a state
  * is dropped only once it is equal to a fresh one. Each rule's policy is chosen by the library's
  * {@link PolicySource} (a plan's header is believed only from a trusted proxy; a {@code selector} plan, which needs
@@ -57,6 +58,8 @@ public final class Replayer implements AutoCloseable {
     private final Function<String, List<String>> headers;
     private final Map<String, PolicyStats> stats = new LinkedHashMap<>();
     private final Map<String, Alternatives> alternatives = new LinkedHashMap<>();
+    /** Decides each policy alone on a thread of its own. */
+    private final AlternativesThread beside = new AlternativesThread();
     /** Most paths of one method whose rules are cached. */
     private static final int MATCH_CACHE_SIZE = 65_536;
     private final Map<String, Map<String, Rule[]>> matchCache = new HashMap<>();
@@ -87,7 +90,7 @@ public final class Replayer implements AutoCloseable {
         this.headers = parts::header;
         for (Policy p : config.policies().values()) {
             stats.put(p.name(), new PolicyStats(p.name(), config.isShadow(p.name())));
-            alternatives.put(p.name(), new Alternatives(p, clock));
+            alternatives.put(p.name(), new Alternatives(p));
         }
     }
 
@@ -108,6 +111,7 @@ public final class Replayer implements AutoCloseable {
      *
      * @param r the record, not earlier than the one before
      * @return what the service would have answered
+     * @throws IllegalStateException after {@link #finish}, or if deciding a policy alone failed
      */
     public Outcome accept(LogRecord r) {
         requests++;
@@ -127,7 +131,7 @@ public final class Replayer implements AutoCloseable {
         for (Rule rule : matched) {
             KeyResolver.Resolved key = KeyResolver.resolve(rule.rule, parts);
             if (key.present()) {
-                rule.alternatives.decide(key.key(), rule.rule.cost());
+                beside.add(rule.alternatives, key.key(), rule.rule.cost(), now);
                 if (!reject) {
                     asks.add(policies.ask(rule.rule, key.key(), parts.peerTrusted(), headers));
                     asked.add(rule.rule);
@@ -242,16 +246,37 @@ public final class Replayer implements AutoCloseable {
     }
 
     /**
+     * Ends the replay: each policy alone has decided every request accepted ({@link AlternativesThread#finish}), and
+     * no request can be accepted afterwards. Idempotent; {@link #alternatives} calls it.
+     *
+     * @throws IllegalStateException if deciding a policy alone failed, or after {@link #close()}
+     */
+    public void finish() {
+        beside.finish();
+    }
+
+    /**
+     * The policy alone under each algorithm, once every request accepted so far is decided by it ({@link #finish}).
+     *
      * @param policy a configured policy name
      * @return its alternatives
+     * @throws IllegalStateException if deciding the policy alone failed
      */
     public Alternatives alternatives(String policy) {
+        finish();
         return alternatives.get(policy);
     }
 
-    /** Stops the decider's timer thread (never started: no decision has a budget). */
+    /**
+     * Stops the thread deciding each policy alone (its counts are final only after {@link #finish}) and the
+     * decider's timer thread (never started: no decision has a budget).
+     */
     @Override
     public void close() {
-        decider.close();
+        try {
+            beside.close();
+        } finally {
+            decider.close();
+        }
     }
 }
