@@ -24,6 +24,11 @@ public final class LogRecord {
     /** Where the combined format's quoted fields lie in {@link #line}: start in the high, end in the low 32 bits. */
     private final long referer;
     private final long userAgent;
+    /**
+     * What the replay worked out for this record before deciding it ({@link Replayer#prepare}), handed from the
+     * reader thread with the record; null before and after.
+     */
+    @Nullable Replayer.Prepared prepared;
 
     /**
      * @param lineNumber the line's number in its input, from 1

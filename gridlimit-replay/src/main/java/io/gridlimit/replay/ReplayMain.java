@@ -92,7 +92,12 @@ public final class ReplayMain {
                         + "its Envoy door, which the replay does not run: " + String.join(", ", config.ignored()));
             }
             Pipeline pipeline = new Pipeline();
-            ReorderWindow window = new ReorderWindow(options.reorderWindowNanos(), pipeline.sink());
+            // matched, keyed and handed to each policy alone on the reader thread, in replay order; decided on this one
+            java.util.function.Consumer<LogRecord> sink = pipeline.sink();
+            ReorderWindow window = new ReorderWindow(options.reorderWindowNanos(), r -> {
+                replayer.prepare(r);
+                sink.accept(r);
+            });
             LogReader reader = new LogReader(options.format(), window, stdin, err);
             pipeline.run(() -> reader.read(options.logs()), replayer::accept);
             replayer.finish(); // before the replayer is closed: the reports read what each policy alone decided

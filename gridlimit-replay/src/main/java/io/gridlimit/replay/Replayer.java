@@ -19,12 +19,10 @@ import io.gridlimit.micronaut.metrics.GridLimitMetrics;
 import io.gridlimit.time.ManualTimeSource;
 import io.micronaut.core.annotation.Nullable;
 
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 
 /**
  * Replays requests in log-time order through a configuration as the service applies it (issue 24 §2, §4):
@@ -46,7 +44,8 @@ import java.util.function.Function;
  * is dropped only once it is equal to a fresh one. Each rule's policy is chosen by the library's
  * {@link PolicySource} (a plan's header is believed only from a trusted proxy; a {@code selector} plan, which needs
  * the application, takes the route's own policy); decisions are counted under the chosen policy, each policy alone
- * under the route's. Not thread-safe.
+ * under the route's. Not thread-safe, except that {@link #prepare} may run on one other thread than
+ * {@link #accept}, handing each record over with a happens-before edge (a queue), as {@link Pipeline} does.
  */
 public final class Replayer implements AutoCloseable {
     private final RouteRules routes;
@@ -54,8 +53,6 @@ public final class Replayer implements AutoCloseable {
     private final ManualTimeSource clock = new ManualTimeSource(0);
     private final Decider decider;
     private final RecordParts parts;
-    /** The current record's headers, for a plan's header. */
-    private final Function<String, List<String>> headers;
     private final Map<String, PolicyStats> stats = new LinkedHashMap<>();
     private final Map<String, Alternatives> alternatives = new LinkedHashMap<>();
     /** Decides each policy alone on a thread of its own. */
@@ -64,8 +61,9 @@ public final class Replayer implements AutoCloseable {
     private static final int MATCH_CACHE_SIZE = 65_536;
     private final Map<String, Map<String, Rule[]>> matchCache = new HashMap<>();
     private @Nullable PolicyStats lastStats;
-    private final List<Ask> asks = new ArrayList<>();
-    private final List<RouteRule> asked = new ArrayList<>();
+    /** The current request's asks and their rules (as many as the most rules a route has). */
+    private Ask[] asks = new Ask[0];
+    private RouteRule[] asked = new RouteRule[0];
     private long requests;
     private long unlimited;
     private long admitted;
@@ -87,7 +85,6 @@ public final class Replayer implements AutoCloseable {
         this.decider = new Decider(config.failureMode(), limiter, local, new ReservationGiveBack(limiter, local,
                 metrics), metrics);
         this.parts = new RecordParts(config.clientIp());
-        this.headers = parts::header;
         for (Policy p : config.policies().values()) {
             stats.put(p.name(), new PolicyStats(p.name(), config.isShadow(p.name())));
             alternatives.put(p.name(), new Alternatives(p));
@@ -107,9 +104,56 @@ public final class Replayer implements AutoCloseable {
     }
 
     /**
+     * What a request needs before it is decided, worked out by {@link #prepare} (on the reader thread in a replay
+     * run): the rules of its method and path, each rule's key, and whether the socket peer is a trusted proxy.
+     */
+    static final class Prepared {
+        final Rule[] rules;
+        final KeyResolver.Resolved[] keys;
+        final boolean peerTrusted;
+
+        Prepared(Rule[] rules, KeyResolver.Resolved[] keys, boolean peerTrusted) {
+            this.rules = rules;
+            this.keys = keys;
+            this.peerTrusted = peerTrusted;
+        }
+    }
+
+    private static final Prepared UNMATCHED = new Prepared(new Rule[0], new KeyResolver.Resolved[0], false);
+
+    /**
+     * Works out what {@link #accept} needs of a record ({@link Prepared}: its rules, their keys, the peer's trust)
+     * and hands each policy alone its request ({@link AlternativesThread}). Called once per record, in replay
+     * order, by one thread at a time (the route and address caches and the alternatives' hand-over are that
+     * thread's); {@link #accept} calls it for a record not prepared yet. A replay run calls it on the reader thread,
+     * so that matching and keying run beside the decisions.
+     *
+     * @param r the record, not earlier than the one prepared before
+     * @throws IllegalStateException after {@link #finish}, or if deciding a policy alone failed
+     */
+    public void prepare(LogRecord r) {
+        Rule[] matched = rulesOf(r.method(), r.path());
+        if (matched.length == 0) {
+            r.prepared = UNMATCHED;
+            return;
+        }
+        parts.of(r);
+        KeyResolver.Resolved[] keys = new KeyResolver.Resolved[matched.length];
+        for (int i = 0; i < matched.length; i++) {
+            Rule rule = matched[i];
+            KeyResolver.Resolved key = KeyResolver.resolve(rule.rule, parts);
+            keys[i] = key;
+            if (key.present()) {
+                beside.add(rule.alternatives, key.key(), rule.rule.cost(), r.timeNanos());
+            }
+        }
+        r.prepared = new Prepared(matched, keys, parts.peerTrusted());
+    }
+
+    /**
      * Replays one request.
      *
-     * @param r the record, not earlier than the one before
+     * @param r the record, not earlier than the one before, {@linkplain #prepare prepared} or not
      * @return what the service would have answered
      * @throws IllegalStateException after {@link #finish}, or if deciding a policy alone failed
      */
@@ -119,27 +163,32 @@ public final class Replayer implements AutoCloseable {
         firstNanos = Math.min(firstNanos, now);
         lastNanos = Math.max(lastNanos, now);
         clock.setNanos(now);
-        Rule[] matched = rulesOf(r.method(), r.path());
+        if (r.prepared == null) {
+            prepare(r);
+        }
+        Prepared p = r.prepared;
+        r.prepared = null; // what is decided holds no more than its record
+        Rule[] matched = p.rules;
         if (matched.length == 0) {
             unlimited++;
             return Outcome.UNLIMITED;
         }
-        parts.of(r);
-        asks.clear();
-        asked.clear();
+        if (matched.length > asks.length) {
+            asks = new Ask[matched.length];
+            asked = new RouteRule[matched.length];
+        }
+        int n = 0;
         boolean reject = false;
-        for (Rule rule : matched) {
-            KeyResolver.Resolved key = KeyResolver.resolve(rule.rule, parts);
+        for (int i = 0; i < matched.length && !reject; i++) {
+            Rule rule = matched[i];
+            KeyResolver.Resolved key = p.keys[i];
             if (key.present()) {
-                beside.add(rule.alternatives, key.key(), rule.rule.cost(), now);
-                if (!reject) {
-                    asks.add(policies.ask(rule.rule, key.key(), parts.peerTrusted(), headers));
-                    asked.add(rule.rule);
-                }
-            } else if (!reject && (key.malformed() || rule.rule.onMissingKey() == OnMissingKey.REJECT)) {
+                asks[n] = policies.ask(rule.rule, key.key(), p.peerTrusted, r::header);
+                asked[n++] = rule.rule;
+            } else if (key.malformed() || rule.rule.onMissingKey() == OnMissingKey.REJECT) {
                 rule.stats.countMissingKeyRejected();
-                reject = true; // later rules are not asked, but each policy alone still sees the request
-            } else if (!reject) {
+                reject = true; // later rules are not asked (each policy alone saw the request in prepare)
+            } else {
                 rule.stats.countMissingKeySkipped();
             }
         }
@@ -147,20 +196,19 @@ public final class Replayer implements AutoCloseable {
             rejected++;
             return Outcome.REJECTED;
         }
-        if (asks.isEmpty()) {
+        if (n == 0) {
             unlimited++;
             return Outcome.UNLIMITED;
         }
         Decisions decisions = decider.begin(Door.FILTER, Decider.NO_BUDGET, null, null);
         boolean stopped = false;
-        int n = asks.size();
         for (int i = 0; i < n && !stopped; i++) {
-            Ask ask = asks.get(i);
+            Ask ask = asks[i];
             // complete at once: the local limiter decides in place; the last rule is a plain decision (nothing can
             // give it back here: no budget, no settle, and no later rule)
             Answer answer = (i == n - 1 ? decisions.decideLast(ask) : decisions.decide(ask)).join();
             statsOf(ask.policy().name()).decided(ask.key(), answer.admitted(), now);
-            stopped = RouteRules.stops(asked.get(i), answer);
+            stopped = RouteRules.stops(asked[i], answer);
         }
         if (stopped) {
             decisions.close(GridLimitMetrics.GiveBackReason.DENIED);
@@ -202,7 +250,7 @@ public final class Replayer implements AutoCloseable {
     }
 
     /** A matched route rule with the counts and the alternatives of its own policy. */
-    private record Rule(RouteRule rule, PolicyStats stats, Alternatives alternatives) {
+    record Rule(RouteRule rule, PolicyStats stats, Alternatives alternatives) {
     }
 
     /** @return requests replayed */
