@@ -127,15 +127,16 @@ public final class ClfParser {
 
     /** The common methods' own strings (no copy per line), else the method as written. */
     private static String method(String line, int from, int to) {
-        for (String m : METHODS) {
-            if (to - from == m.length() && line.startsWith(m, from)) {
-                return m;
-            }
-        }
-        return line.substring(from, to);
+        String m = switch (to - from) {
+            case 3 -> line.charAt(from) == 'G' ? "GET" : line.charAt(from) == 'P' ? "PUT" : null;
+            case 4 -> line.charAt(from) == 'P' ? "POST" : line.charAt(from) == 'H' ? "HEAD" : null;
+            case 5 -> "PATCH";
+            case 6 -> "DELETE";
+            case 7 -> "OPTIONS";
+            default -> null;
+        };
+        return m != null && line.startsWith(m, from) ? m : line.substring(from, to);
     }
-
-    private static final String[] METHODS = {"GET", "POST", "HEAD", "PUT", "DELETE", "PATCH", "OPTIONS"};
 
     /** A quoted field's value with escapes removed; null for {@code -} or empty (the header was absent). */
     static @Nullable String unquote(String line, int from, int to) {
@@ -164,7 +165,7 @@ public final class ClfParser {
     /** The path of a request target: absolute form reduced to its path, query string dropped. */
     static String path(String line, int from, int to) {
         int start = from;
-        if (line.startsWith("http://", from) || line.startsWith("https://", from)) {
+        if (line.charAt(from) == 'h' && (line.startsWith("http://", from) || line.startsWith("https://", from))) {
             int authority = line.indexOf("//", from) + 2;
             int slash = line.indexOf('/', authority);
             start = slash < 0 || slash >= to ? to : slash;
@@ -215,13 +216,20 @@ public final class ClfParser {
 
     private static final String MONTHS = "JanFebMarAprMayJunJulAugSepOctNovDec";
 
+    /** The month of its English three-letter name at {@code at} (as Apache writes it), 0 for January; or -1. */
     private static int month(String s, int at) {
-        for (int m = 0; m < 12; m++) {
-            if (s.regionMatches(at, MONTHS, m * 3, 3)) {
-                return m;
-            }
-        }
-        return -1;
+        int m = switch (s.charAt(at)) {
+            case 'J' -> s.charAt(at + 1) == 'a' ? 0 : s.charAt(at + 2) == 'n' ? 5 : 6;
+            case 'F' -> 1;
+            case 'M' -> s.charAt(at + 2) == 'r' ? 2 : 4;
+            case 'A' -> s.charAt(at + 1) == 'p' ? 3 : 7;
+            case 'S' -> 8;
+            case 'O' -> 9;
+            case 'N' -> 10;
+            case 'D' -> 11;
+            default -> -1;
+        };
+        return m >= 0 && s.regionMatches(at, MONTHS, m * 3, 3) ? m : -1;
     }
 
     /** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */

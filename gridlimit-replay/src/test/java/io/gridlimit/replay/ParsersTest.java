@@ -47,6 +47,27 @@ class ParsersTest {
     }
 
     @Test
+    void everyMonthAndMethodIsReadAndAMisspeltOneIsNot() {
+        String[] months = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+        for (int m = 0; m < 12; m++) {
+            String line = "10.0.0.1 - - [28/" + months[m] + "/2024:01:02:03 +0000] \"GET /p HTTP/1.1\" 200 5";
+            long expected = Instant.parse(String.format("2024-%02d-28T01:02:03Z", m + 1)).getEpochSecond()
+                    * 1_000_000_000L;
+            assertThat(ClfParser.parse(line, false, 1, 0).timeNanos()).as(months[m]).isEqualTo(expected);
+        }
+        for (String misspelt : List.of("Jum", "Mby", "Apu", "Xyz", "jan", "JAN")) {
+            assertThat(ClfParser.parse("10.0.0.1 - - [28/" + misspelt + "/2024:01:02:03 +0000] \"GET /p HTTP/1.1\" "
+                    + "200 5", false, 1, 0)).as(misspelt).isNull();
+        }
+        for (String method : List.of("GET", "PUT", "POST", "HEAD", "PATCH", "DELETE", "OPTIONS", "GOT", "PURGE",
+                "TRACE", "CONNECT", "PROPFIND")) {
+            LogRecord r = ClfParser.parse("10.0.0.1 - - [28/Jan/2024:01:02:03 +0000] \"" + method + " /p HTTP/1.1\" "
+                    + "200 5", false, 1, 0);
+            assertThat(r.method()).isEqualTo(method);
+        }
+    }
+
+    @Test
     void jsonLinesKeepTheFractionAndTheHeaders() {
         LogRecord r = JsonLinesParser.parse("{\"time\":\"2026-01-01T01:00:05.250+01:00\",\"remote_addr\":\"::1\","
                 + "\"method\":\"GET\",\"path\":\"/a?b\",\"status\":\"200\",\"extra\":{\"x\":[1]},"
