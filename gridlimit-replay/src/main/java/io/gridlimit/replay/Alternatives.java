@@ -24,8 +24,9 @@ import java.util.Map;
  * the buckets, and limit = capacity per the time a full refill takes (capacity × period / refill tokens, rounded
  * up) for the windows. Each variant decides with grid-core's own {@link RateLimitAlgorithms#apply} (never a copy)
  * at the request's log time, on a plain map of its keys' states kept as {@link LocalRateLimiter} keeps them: a
- * state whose TTL has passed is read as absent (it is then equal to a fresh one), and no key is ever evicted. A composite or calendar policy has no alternatives; a limit above
- * {@link Band#MAX_LOG_LIMIT} has no exact reference. Not thread-safe.
+ * state whose TTL has passed is read as absent (it is then equal to a fresh one), and no key is ever evicted. A
+ * composite or calendar policy has no alternatives; a limit above {@link Band#MAX_LOG_LIMIT} has no exact reference.
+ * Not thread-safe (a replay run decides it on {@link AlternativesThread}'s thread).
  */
 public final class Alternatives {
     /** The algorithms compared, in report order. */

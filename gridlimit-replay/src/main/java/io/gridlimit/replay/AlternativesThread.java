@@ -52,11 +52,12 @@ final class AlternativesThread implements AutoCloseable {
      * @param key the key its rule resolved
      * @param cost the rule's cost
      * @param nowNanos the request's log time, epoch nanoseconds, not earlier than the one added before
-     * @throws IllegalStateException after {@link #finish()}, or when the thread failed (the cause is its error)
+     * @throws IllegalStateException after {@link #finish()} or {@link #close()}, or when the thread failed (the cause
+     *     is its error)
      */
     void add(Alternatives alternatives, String key, long cost, long nowNanos) {
         if (finished || closed) {
-            throw new IllegalStateException("the alternatives are finished: no request can be added");
+            throw new IllegalStateException("the alternatives are finished or closed: no request can be added");
         }
         Batch b = filling;
         int i = b.size++;

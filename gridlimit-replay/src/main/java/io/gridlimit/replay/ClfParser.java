@@ -13,8 +13,9 @@ import io.micronaut.core.annotation.Nullable;
  * unparseable ({@code null}). Everything after the status is optional: bytes, and in combined the quoted referer
  * and user-agent, which may be missing or unterminated (an unterminated field runs to the end of the line). A
  * quoted field {@code "-"} is an absent header; inside quotes {@code \xhh} is the byte {@code hh} and {@code \c}
- * the character {@code c}. Lines are read one char per byte (ISO-8859-1), so a header value is the bytes logged. A target
- * in absolute form ({@code http://host/p}) gives its path; the query string is dropped. Stateless and thread-safe.
+ * the character {@code c}. Lines are read one char per byte (ISO-8859-1), so a header value is the bytes logged. A
+ * target in absolute form ({@code http://host/p}) gives its path; the query string is dropped. Stateless and
+ * thread-safe.
  */
 public final class ClfParser {
     private static final long NANOS_PER_SECOND = 1_000_000_000L;

@@ -43,8 +43,9 @@ public final class ReplayConfig {
      * The beans a configuration-only context leaves out, by the package of their generated definition: the HTTP
      * server and its doors (the library's filter, its Netty hooks, problem bodies, health), the management endpoints,
      * metrics, serialisation, reactive and scheduling support. None of them binds or checks a setting; leaving them
-     * out spares about 0.3 s of start-up (issue 24 §7). {@code ConfigChecksTest} reads good and bad configurations through
-     * this context and through a whole one and asserts the same configuration or the same refusal.
+     * out spares about 0.3 to 0.5 s of start-up (issue 24 §7; bench/README.md "Replay speed"). {@code ConfigChecksTest}
+     * reads good and bad configurations through this context and through a whole one and asserts the same
+     * configuration or the same refusal.
      */
     static final List<String> LEFT_OUT = List.of("io.micronaut.http.", "io.micronaut.web.", "io.micronaut.management.",
             "io.micronaut.health.", "io.micronaut.discovery.", "io.micronaut.configuration.metrics.",
@@ -125,7 +126,8 @@ public final class ReplayConfig {
     }
 
     /**
-     * Reads and checks a configuration file in a context whose bean definitions are found through {@code loader}
+     * Reads and checks a configuration file in a context whose bean definitions are found through
+     * {@code classLoader}
      * ({@link ConfigClassLoader}, or for a test the application's class loader: the whole context).
      *
      * @param file as {@link #load(Path)}

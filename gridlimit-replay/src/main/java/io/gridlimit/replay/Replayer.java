@@ -57,6 +57,7 @@ public final class Replayer implements AutoCloseable {
     private final Map<String, Alternatives> alternatives = new LinkedHashMap<>();
     /** Decides each policy alone on a thread of its own. */
     private final AlternativesThread beside = new AlternativesThread();
+    private boolean finished;
     /** Most paths of one method whose rules are cached. */
     private static final int MATCH_CACHE_SIZE = 65_536;
     private final Map<String, Map<String, Rule[]>> matchCache = new HashMap<>();
@@ -158,6 +159,9 @@ public final class Replayer implements AutoCloseable {
      * @throws IllegalStateException after {@link #finish}, or if deciding a policy alone failed
      */
     public Outcome accept(LogRecord r) {
+        if (finished) {
+            throw new IllegalStateException("the replay has finished: no request can be accepted");
+        }
         requests++;
         long now = r.timeNanos();
         firstNanos = Math.min(firstNanos, now);
@@ -300,6 +304,7 @@ public final class Replayer implements AutoCloseable {
      * @throws IllegalStateException if deciding a policy alone failed, or after {@link #close()}
      */
     public void finish() {
+        finished = true;
         beside.finish();
     }
 
