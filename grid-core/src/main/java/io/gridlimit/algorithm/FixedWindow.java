@@ -93,6 +93,37 @@ final class FixedWindow {
         return BandResult.denied(Math.max(0, limit - c.count), retry, c.rebased, keep, keepReset);
     }
 
+    /**
+     * One hit of envoyproxy/ratelimit's counting (docs/SPEC.md §3, "Every hit counts"): the cost is counted whether
+     * or not the request passes. With {@code count} the window's count before it, the count becomes
+     * {@code min(count + c, 10^15)} (saturating: no limit is above 10^15, so a higher count answers alike); the hit
+     * passes iff {@code count + c <= L}; {@code remaining = max(0, L − count − c)}; {@code resetAfter = W − e} when
+     * the new count is above 0, else 0; on a denial {@code retryAfter = W − e} for {@code c <= L}, none above. A
+     * hit of cost 0 (a peek) passes iff {@code count <= L} and writes nothing (unless the state was rebased after a
+     * clock step back, SPEC §2). Every other hit writes, a denied one too, with the TTL {@code W − e}.
+     *
+     * @param stored the band's stored state, or null
+     * @param band a fixed-window band
+     * @param cost the hit's cost, in [0, 10^15]
+     * @param nowNanos the reading, epoch nanoseconds
+     * @return the decision (limit: the band's) and what to write
+     */
+    static Outcome hit(LimiterState stored, Band band, long cost, long nowNanos) {
+        Count c = load(stored, band, nowNanos);
+        long windowNanos = band.windowNanos();
+        long untilWindowEndNanos = windowNanos - Math.floorMod(nowNanos, windowNanos);
+        long limit = band.limit();
+        long after = Math.min(c.count + cost, Band.MAX_QUANTITY);
+        boolean allowed = c.count + cost <= limit;
+        long reset = after > 0 ? untilWindowEndNanos : 0;
+        long retry = allowed ? Decision.NO_RETRY : cost <= limit ? untilWindowEndNanos : Decision.NO_RETRY;
+        Decision d = new Decision(allowed, limit, Math.max(0, limit - c.count - cost), reset, retry, null);
+        if (cost == 0 && !c.rebased) {
+            return new Outcome(d, false, stored, 0);
+        }
+        return new Outcome(d, true, new FixedWindowState(nowNanos, after, windowNanos), reset);
+    }
+
     static BandResult.Settle settle(LimiterState stored, Band band, long reserved, long actual, long reservedAtNanos,
                              long nowNanos) {
         Count c = load(stored, band, nowNanos);

@@ -1,8 +1,10 @@
 package io.gridlimit.algorithm;
 
+import io.gridlimit.api.Algorithm;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
 import io.gridlimit.api.Reservation;
+import io.gridlimit.internal.Preconditions;
 
 import java.util.Objects;
 import java.util.random.RandomGenerator;
@@ -31,6 +33,58 @@ public final class RateLimitAlgorithms {
         Objects.requireNonNull(policy, "policy");
         RateLimiter.checkCost(cost);
         return Reservations.apply(stateOrNull, policy, cost, nowNanos);
+    }
+
+    /**
+     * Counts one hit of {@code cost} against {@code policy} at {@code nowNanos} as envoyproxy/ratelimit counts
+     * (docs/SPEC.md §3, "Every hit counts"): the cost counts whether or not the hit passes, so that a denied hit
+     * also uses up the window. The policy is a single fixed-window band ({@link #countsEveryHit}); a hit passes iff
+     * the count before it plus its cost is at most the limit, exactly as {@link #apply} admits, so no window ever
+     * admits more than its limit. A cost of 0 is a peek: it passes iff the count is at most the limit and writes
+     * nothing.
+     *
+     * @param stateOrNull the stored state, or null when the key has none
+     * @param policy a single fixed-window policy
+     * @param cost the hit's cost, in [0, 10^15]
+     * @param nowNanos the reading, epoch nanoseconds
+     * @return the outcome, never null; it writes for every hit of a cost above 0, denied too
+     * @throws IllegalArgumentException if {@code cost} is outside [0, 10^15], or the policy is not a single
+     *     fixed-window band (the message names the policy)
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public static Outcome hit(LimiterState stateOrNull, Policy policy, long cost, long nowNanos) {
+        checkHit(policy, cost);
+        return Reservations.hit(stateOrNull, policy, cost, nowNanos);
+    }
+
+    /**
+     * Whether {@link #hit} can count hits of a policy: it is a single fixed-window band (envoyproxy/ratelimit's
+     * only algorithm).
+     *
+     * @param policy the policy
+     * @return true for a single-band fixed-window policy
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public static boolean countsEveryHit(Policy policy) {
+        return !Objects.requireNonNull(policy, "policy").isComposite()
+                && policy.bands().get(0).algorithm() == Algorithm.FIXED_WINDOW;
+    }
+
+    /**
+     * Checks a hit before anything is sent or decided ({@link #hit}).
+     *
+     * @param policy the policy, a single fixed-window band
+     * @param cost the cost, in [0, 10^15]
+     * @return {@code cost}
+     * @throws IllegalArgumentException naming the policy or the cost when either is refused
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public static long checkHit(Policy policy, long cost) {
+        if (!countsEveryHit(policy)) {
+            throw new IllegalArgumentException("policy '" + policy.name() + "' cannot count every hit: only a "
+                    + "single fixed-window band can (docs/SPEC.md §3)");
+        }
+        return Preconditions.checkRange("cost", cost, 0, RateLimiter.MAX_COST);
     }
 
     /**

@@ -93,6 +93,21 @@ final class Reservations {
     }
 
     /**
+     * {@link RateLimitAlgorithms#hit}: the fixed window's hit ({@link FixedWindow#hit}) on the limiter state, inside
+     * a reserved state when the key holds one (its reservations and their hold stay as they are).
+     */
+    static Outcome hit(LimiterState stored, Policy policy, long cost, long nowNanos) {
+        Band band = policy.bands().get(0);
+        ReservedState r = stored instanceof ReservedState reserved ? reserved : null;
+        LimiterState limiter = r == null ? stored : r.inner();
+        Outcome inner = FixedWindow.hit(Composite.bandState(limiter, policy, band), band, cost, nowNanos);
+        if (!inner.write()) {
+            return new Outcome(inner.decision(), false, stored, 0);
+        }
+        return r == null ? inner : rewrap(r, inner.decision(), inner.state(), inner.ttlNanos(), nowNanos);
+    }
+
+    /**
      * {@code r} having seen a full bucket band at {@code nowNanos} when one is (SPEC §10): a reservation taken before
      * that gives nothing back, since the exact limiter's bucket, full too, has lost what a give-back would return.
      */

@@ -156,6 +156,32 @@ public interface RateLimiter {
     }
 
     /**
+     * Counts one hit of {@code cost} on the owner of the key, whether or not it passes: envoyproxy/ratelimit's
+     * counting (docs/SPEC.md §3, "Every hit counts"; Envoy's {@code compatibility: reference}, §12). The policy is a
+     * single fixed-window band; the hit passes iff the window's count before it plus {@code cost} is at most the
+     * limit (so no window admits more than its limit), and its cost is added to the count either way, so a denied
+     * hit uses up the window too (the count saturates at 10^15). A cost of 0 is a peek: it passes iff the count is
+     * at most the limit, and counts nothing. The decision's remaining is {@code max(0, limit − count)} after the
+     * hit, its resetAfter the time to the window's end (0 while the count is 0), its retryAfter the same on a
+     * denial of a cost that can pass. One atomic step, like a decision; never coalesced, never taken from a lease,
+     * no reservation (nothing of a hit can be given back: once sent, it counts, even when the caller stops
+     * waiting).
+     *
+     * @param policy a single fixed-window policy
+     * @param key the identity being counted, as for {@link #tryAcquire}
+     * @param cost the hit's cost, in [0, 10^15]
+     * @param executor where the stage completes, or null for the limiter's own callback threads
+     * @return a stage completed with the decision, or exceptionally with the grid's failure
+     * @throws IllegalArgumentException if the key or cost is invalid, or the policy is not a single fixed window
+     *     (nothing is counted)
+     * @throws NullPointerException if {@code policy} or {@code key} is null
+     * @throws UnsupportedOperationException if this limiter cannot count every hit (grid-core's two can)
+     */
+    default CompletionStage<Decision> hitAsync(Policy policy, String key, long cost, Executor executor) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot count every hit");
+    }
+
+    /**
      * Settles a reservation to the actual cost of its request, in one atomic step on the owner of its key
      * (docs/SPEC.md §10): what was reserved but not used is given back, what exceeds the reservation is charged,
      * leaving a debt of at most each band's {@link Band#maxDebt()} (the rest is reported as

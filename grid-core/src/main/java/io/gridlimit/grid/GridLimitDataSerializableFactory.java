@@ -50,6 +50,7 @@ public final class GridLimitDataSerializableFactory implements DataSerializableF
             case SerializationIds.WRITE_STATE_PROCESSOR_VERSIONED -> new WriteStateProcessor(true);
             case SerializationIds.DECISION_RESULT_VERSIONED -> new DecisionResult(true);
             case SerializationIds.RESERVE_PROCESSOR -> new DecideProcessor(true).reserving();
+            case SerializationIds.HIT_PROCESSOR -> new DecideProcessor(true).hitting();
             case SerializationIds.RESERVE_RESULT -> new DecisionResult(true).reserving();
             case SerializationIds.SETTLE_PROCESSOR -> new SettleProcessor();
             case SerializationIds.SETTLE_RESULT -> new SettleResult();

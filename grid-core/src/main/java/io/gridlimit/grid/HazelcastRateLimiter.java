@@ -1,6 +1,7 @@
 package io.gridlimit.grid;
 
 import com.hazelcast.core.HazelcastInstance;
+import io.gridlimit.algorithm.RateLimitAlgorithms;
 import io.gridlimit.api.Decision;
 import io.gridlimit.api.Policy;
 import io.gridlimit.api.RateLimiter;
@@ -207,6 +208,20 @@ public final class HazelcastRateLimiter implements RateLimiter, GridOperations, 
         DecideProcessor processor = new DecideProcessor(policy, cost).withPolicyVersion(maps.versionOf(policy));
         return map(policy).map().executeOnKey(key, WireFormat.reservations() ? processor.reserving() : processor)
                 .first();
+    }
+
+    /**
+     * Counts one hit as one EntryProcessor on the owner of the key (docs/SPEC.md §3, "Every hit counts"), never
+     * coalesced and never from a lease. {@inheritDoc}
+     *
+     * @throws IllegalStateException if this limiter is closed
+     */
+    @Override
+    public CompletionStage<Decision> hitAsync(Policy policy, String key, long cost, Executor executor) {
+        RateLimitAlgorithms.checkHit(policy, cost);
+        RateLimiter.checkKey(key);
+        checkOpen();
+        return async.hit(policy, key, cost, executor);
     }
 
     /**

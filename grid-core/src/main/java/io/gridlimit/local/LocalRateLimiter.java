@@ -151,7 +151,7 @@ public final class LocalRateLimiter implements RateLimiter {
      */
     @Override
     public Decision tryAcquire(Policy policy, String key, long cost) {
-        return decide(policy, key, cost, false);
+        return decide(policy, key, cost, Mode.DECIDE, cost);
     }
 
     /**
@@ -159,7 +159,7 @@ public final class LocalRateLimiter implements RateLimiter {
      */
     @Override
     public Decision reserve(Policy policy, String key, long cost) {
-        return decide(policy, key, cost, true);
+        return decide(policy, key, cost, Mode.RESERVE, cost);
     }
 
     /**
@@ -176,6 +176,31 @@ public final class LocalRateLimiter implements RateLimiter {
     @Override
     public CompletionStage<Decision> reserveAsync(Policy policy, String key, long cost) {
         return CompletableFuture.completedFuture(reserve(policy, key, cost));
+    }
+
+    /**
+     * Counts one hit at one reading of this limiter's clock (docs/SPEC.md §3, "Every hit counts"), on the calling
+     * thread: the stage is already complete ({@code executor} is not used). {@inheritDoc}
+     */
+    @Override
+    public CompletionStage<Decision> hitAsync(Policy policy, String key, long cost, Executor executor) {
+        return CompletableFuture.completedFuture(hit(policy, key, cost));
+    }
+
+    /**
+     * {@link #hitAsync}, as a plain call.
+     *
+     * @param policy a single fixed-window policy
+     * @param key the key
+     * @param cost the hit's cost, in [0, 10^15]
+     * @return the decision
+     * @throws IllegalArgumentException if the key or cost is invalid, or the policy is not a single fixed window
+     * @throws NullPointerException if {@code policy} or {@code key} is null
+     */
+    public Decision hit(Policy policy, String key, long cost) {
+        Objects.requireNonNull(policy, "policy");
+        RateLimitAlgorithms.checkHit(policy, cost);
+        return decide(policy, key, Math.max(1, cost), Mode.HIT, cost);
     }
 
     /**
@@ -214,10 +239,14 @@ public final class LocalRateLimiter implements RateLimiter {
         return settleAsync(policy, reservation, 0);
     }
 
-    private Decision decide(Policy policy, String key, long cost, boolean reserve) {
+    /** What {@link #decide} does with the cost. */
+    private enum Mode { DECIDE, RESERVE, HIT }
+
+    /** {@code checked} is the cost to check (1 for a peek hit), {@code cost} the one decided. */
+    private Decision decide(Policy policy, String key, long checked, Mode mode, long cost) {
         Objects.requireNonNull(policy, "policy");
         RateLimiter.checkKey(key);
-        RateLimiter.checkCost(cost);
+        RateLimiter.checkCost(checked);
         long now = clock.nowNanos();
         LocalKey k = new LocalKey(policy.name(), key);
         if (states.size() >= maxKeys && !states.containsKey(k)) {
@@ -226,8 +255,11 @@ public final class LocalRateLimiter implements RateLimiter {
         Decision[] decision = new Decision[1];
         states.compute(k, (ignored, entry) -> {
             LimiterState state = entry == null || now >= entry.expiresAtNanos() ? null : entry.state();
-            Outcome outcome = reserve ? RateLimitAlgorithms.reserve(state, policy, key, cost, now, RANDOM)
-                    : RateLimitAlgorithms.apply(state, policy, cost, now);
+            Outcome outcome = switch (mode) {
+                case RESERVE -> RateLimitAlgorithms.reserve(state, policy, key, cost, now, RANDOM);
+                case HIT -> RateLimitAlgorithms.hit(state, policy, cost, now);
+                case DECIDE -> RateLimitAlgorithms.apply(state, policy, cost, now);
+            };
             decision[0] = outcome.decision();
             if (outcome.write()) {
                 long ttl = outcome.ttlNanos();

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.hazelcast.core.EntryView;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import io.gridlimit.algorithm.FixedWindowState;
 import io.gridlimit.algorithm.LimiterState;
 import io.gridlimit.algorithm.Outcome;
 import io.gridlimit.algorithm.RateLimitAlgorithms;
@@ -213,6 +214,31 @@ abstract class AbstractGridRateLimiterTest {
      * Every write path stores the state with the TTL of SPEC §8 plus Hazelcast's 1 s expiry granularity: the entry
      * never expires before the state equals a fresh one.
      */
+    /** Every hit counts through the grid as the pure algorithm counts it (docs/SPEC.md §3). */
+    @Test
+    void hitsCountOnTheOwnerAsThePureAlgorithmDoes() throws Exception {
+        Policy window = Policy.builder("hit-fw").fixedWindow(3, Duration.ofSeconds(10)).build();
+        long[] costs = {2, 2, 1, 0, 4};
+        LimiterState expected = null;
+        for (long cost : costs) {
+            Outcome pure = RateLimitAlgorithms.hit(expected, window, cost, T0);
+            Decision got = limiter.hitAsync(window, "k", cost, null).toCompletableFuture().get(30, TimeUnit.SECONDS);
+            assertThat(got).as("cost %d", cost).isEqualTo(pure.decision());
+            if (pure.write()) {
+                expected = pure.state();
+            }
+            assertThat(map(window).get("k")).isEqualTo(expected);
+        }
+        assertThat(expected).isEqualTo(new FixedWindowState(T0, 9, 10_000_000_000L));
+        // a decision of the same key after those hits sees them: 9 counted, nothing left this window
+        assertThat(limiter.tryAcquire(window, "k", 1).allowed()).isFalse();
+        Policy bucket = Policy.builder("hit-tb").tokenBucket(3, 1, Duration.ofSeconds(1)).build();
+        assertThatThrownBy(() -> limiter.hitAsync(bucket, "k", 1, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cannot count every hit");
+        assertThatThrownBy(() -> limiter.hitAsync(window, "", 1, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("key must not be empty");
+    }
+
     @Test
     void everyWritePathSetsTheTtl() throws Exception {
         // capacity 10, 3 tokens per 7 s: one token short is full again after ceil(7/3 s) = 2 333 333 334 ns

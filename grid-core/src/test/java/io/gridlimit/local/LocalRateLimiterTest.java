@@ -43,6 +43,24 @@ class LocalRateLimiterTest {
     }
 
     @Test
+    void hitsCountAsTheGridCountsThem() throws Exception {
+        io.gridlimit.time.ManualTimeSource clock = new io.gridlimit.time.ManualTimeSource(60_000_000_000L);
+        LocalRateLimiter local = new LocalRateLimiter(100, clock);
+        Policy window = Policy.builder("w").fixedWindow(3, Duration.ofMinutes(1)).build();
+        assertThat(local.hit(window, "k", 2).remaining()).isEqualTo(1);
+        assertThat(local.hit(window, "k", 2).allowed()).isFalse();
+        // the denied hit counted: 4 of 3, so even a hit of 1 is over, and a peek too
+        assertThat(local.hitAsync(window, "k", 1, Runnable::run).toCompletableFuture().get().allowed()).isFalse();
+        assertThat(local.hit(window, "k", 0).allowed()).isFalse();
+        assertThat(local.tryAcquire(window, "k", 1).allowed()).isFalse();
+        clock.setNanos(120_000_000_000L);
+        assertThat(local.hit(window, "k", 3).allowed()).isTrue();
+        assertThat(local.hit(window, "k", 0).allowed()).as("a peek at the limit passes").isTrue();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> local.hit(window, "", 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("key must not be empty");
+    }
+
+    @Test
     void aQuotaOrRefillBelowOneUnitPerReplicaHasNoShare() {
         Policy two = Policy.builder("two").fixedWindow(2, Duration.ofMinutes(1)).build();
         assertThat(LocalRateLimiter.share(two, 3)).as("floor(2/3) = 0").isEmpty();

@@ -93,6 +93,22 @@ public final class AsyncDecisions implements AutoCloseable {
     }
 
     /**
+     * Counts one hit on the owner of its key ({@link DecideProcessor#hitting()}, docs/SPEC.md §3 "Every hit
+     * counts"), never coalesced. A hit once sent counts, whether or not its caller still waits: a cancelled stage
+     * leaves it counted (there is nothing to give back).
+     *
+     * @param policy the policy, a single fixed-window band (checked by the caller)
+     * @param key the key
+     * @param cost the cost, in [0, 10^15]
+     * @param executor where the stage completes, or null for the callback pool
+     * @return the stage, whose default executor is the callback pool
+     */
+    public CompletionStage<Decision> hit(Policy policy, String key, long cost, Executor executor) {
+        return submit(policy, key, new DecideProcessor(policy, cost).withPolicyVersion(maps.versionOf(policy))
+                .hitting(), DecisionResult::first, executor);
+    }
+
+    /**
      * Settles a reservation once, on the owner of its key.
      *
      * @param policy the policy

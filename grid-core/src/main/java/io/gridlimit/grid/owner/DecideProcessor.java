@@ -45,7 +45,9 @@ import java.util.Objects;
  * docs/SPEC.md §11) is format 2's fields followed by the policy's catalog version (long). Taking reservations
  * ({@link #reserving()}, docs/SPEC.md §10) it is class id {@link SerializationIds#RESERVE_PROCESSOR}: format 2's
  * fields followed by the catalog version (long, 0 when not from the catalog), and answers a {@link DecisionResult}
- * with reservations. A processor is written in the {@link WireFormat#writeFormat()} of its creation, and answers in
+ * with reservations. Counting every hit ({@link #hitting()}, docs/SPEC.md §3) it is class id
+ * {@link SerializationIds#HIT_PROCESSOR}: the same fields as the reservation form (the costs always null), answered
+ * with a plain {@link DecisionResult}. A processor is written in the {@link WireFormat#writeFormat()} of its creation, and answers in
  * the format it was read in (grid-core/docs/wire.md).
  */
 public final class DecideProcessor extends OwnerProcessor<DecisionResult, DecideProcessor> {
@@ -69,6 +71,8 @@ public final class DecideProcessor extends OwnerProcessor<DecisionResult, Decide
     private byte format;
     /** Whether admitted costs are taken as reservations (class id {@link SerializationIds#RESERVE_PROCESSOR}). */
     private boolean reserve;
+    /** Whether the cost counts admitted or not (class id {@link SerializationIds#HIT_PROCESSOR}). */
+    private boolean hit;
     /** The catalog version of {@link #policy} the asking replica knows (SPEC §11); 0 when not from the catalog. */
     private long policyVersion;
     /** Whether this processor is written under, or was read from, {@link SerializationIds#DECIDE_PROCESSOR_CATALOG}. */
@@ -163,6 +167,26 @@ public final class DecideProcessor extends OwnerProcessor<DecisionResult, Decide
         return this;
     }
 
+    /**
+     * Makes this processor count its cost whether or not it passes, as envoyproxy/ratelimit counts
+     * ({@link RateLimitAlgorithms#hit}, docs/SPEC.md §3 "Every hit counts"): written under class id
+     * {@link SerializationIds#HIT_PROCESSOR}, always versioned. Only for a single cost (never a batch), which may be
+     * 0 (a peek).
+     *
+     * @return this processor
+     * @throws IllegalStateException if this processor carries a batch of costs, or takes reservations
+     */
+    public DecideProcessor hitting() {
+        if (costs != null || reserve) {
+            throw new IllegalStateException("a hit is one cost, never a batch or a reservation");
+        }
+        this.hit = true;
+        if (format == WireFormat.UNVERSIONED) {
+            format = WireFormat.CURRENT;
+        }
+        return this;
+    }
+
     /** @return whether admitted costs are taken as reservations */
     boolean reserves() {
         return reserve;
@@ -176,7 +200,7 @@ public final class DecideProcessor extends OwnerProcessor<DecisionResult, Decide
         Policy policy = owner.policy();
         LimiterState current = owner.state();
         if (costs == null) {
-            Outcome outcome = reserve
+            Outcome outcome = hit ? RateLimitAlgorithms.hit(current, policy, cost, nowNanos) : reserve
                     ? RateLimitAlgorithms.reserve(current, policy, entry.getKey(), cost, nowNanos, RANDOM)
                     : RateLimitAlgorithms.apply(current, policy, cost, nowNanos);
             if (outcome.write()) {
@@ -207,7 +231,7 @@ public final class DecideProcessor extends OwnerProcessor<DecisionResult, Decide
     }
 
     private DecisionResult result(Decision[] decisions, long version) {
-        if (!catalogForm && !reserve) {
+        if (!catalogForm && !reserve && !(hit && version > 0)) {
             return new DecisionResult(decisions, format);
         }
         for (int i = 0; i < decisions.length; i++) {
@@ -288,7 +312,7 @@ public final class DecideProcessor extends OwnerProcessor<DecisionResult, Decide
         PolicyCodec.write(out, policy, format);
         out.writeLong(cost);
         out.writeLongArray(costs);
-        if (catalogForm || reserve) {
+        if (catalogForm || reserve || hit) {
             out.writeLong(policyVersion);
         }
     }
@@ -303,7 +327,10 @@ public final class DecideProcessor extends OwnerProcessor<DecisionResult, Decide
         if (costs != null && (costs.length < 1 || costs.length > MAX_BATCH)) {
             throw new IOException("cost count out of range: " + costs.length);
         }
-        if (reserve) {
+        if (hit && costs != null) {
+            throw new IOException("a hit carries one cost, got a batch of " + costs.length);
+        }
+        if (reserve || hit) {
             policyVersion = in.readLong();
             if (policyVersion < 0) {
                 throw new IOException("policy version out of range: " + policyVersion);
@@ -321,6 +348,9 @@ public final class DecideProcessor extends OwnerProcessor<DecisionResult, Decide
         if (reserve) {
             return SerializationIds.RESERVE_PROCESSOR;
         }
+        if (hit) {
+            return SerializationIds.HIT_PROCESSOR;
+        }
         return catalogForm ? SerializationIds.DECIDE_PROCESSOR_CATALOG
                 : format == WireFormat.UNVERSIONED ? SerializationIds.DECIDE_PROCESSOR
                 : SerializationIds.DECIDE_PROCESSOR_VERSIONED;
@@ -328,6 +358,6 @@ public final class DecideProcessor extends OwnerProcessor<DecisionResult, Decide
 
     @Override
     public String toString() {
-        return "DecideProcessor{" + policy.name() + (reserve ? " reserve" : "") + (costs == null ? " cost=" + cost : " costs=" + costs.length) + "}";
+        return "DecideProcessor{" + policy.name() + (reserve ? " reserve" : hit ? " hit" : "") + (costs == null ? " cost=" + cost : " costs=" + costs.length) + "}";
     }
 }

@@ -111,8 +111,16 @@ public final class SerializationIds {
      * the generation (long).
      */
     public static final int CATALOG_SEED_PROCESSOR = 37;
+    /**
+     * {@link io.gridlimit.grid.owner.DecideProcessor} counting every hit (docs/SPEC.md §3, "Every hit counts";
+     * Envoy's {@code compatibility: reference}, §12): the fields of id 20 (format byte, policy, cost, a null costs
+     * array, the catalog version); answered with a {@link io.gridlimit.grid.owner.DecisionResult} of the format
+     * (id 7, or 31 for a catalog version). A member of a GridLimit before it cannot read it: the decision fails on
+     * the asker, whose failure mode answers (§5).
+     */
+    public static final int HIT_PROCESSOR = 38;
     /** The highest class id this GridLimit knows: a higher one was written by a newer GridLimit. */
-    static final int HIGHEST_KNOWN = CATALOG_SEED_PROCESSOR;
+    static final int HIGHEST_KNOWN = HIT_PROCESSOR;
 
     /**
      * Compact type names of the stored states, one per {@link io.gridlimit.algorithm.LimiterState} class. Their

@@ -48,6 +48,32 @@ class DecideProcessorTest {
         assertThat(backup.ttlMillis()).isEqualTo(entry.lastTtl);
     }
 
+    @Test
+    void aDeniedHitIsWrittenAndBackedUpAsThePrimaryComputedIt() {
+        Policy policy = Policy.builder("rls").fixedWindow(3, java.time.Duration.ofSeconds(10)).build();
+        ManualTimeSource clock = new ManualTimeSource(T0);
+        RecordingEntry entry = new RecordingEntry("k", null);
+        new DecideProcessor(policy, 3).hitting().withTimeSource(clock).process(entry);
+        LimiterState full = entry.getValue();
+
+        DecideProcessor over = new DecideProcessor(policy, 2).hitting().withTimeSource(clock);
+        DecisionResult result = over.process(entry);
+
+        Outcome expected = RateLimitAlgorithms.hit(full, policy, 2, T0);
+        assertThat(result.first()).isEqualTo(expected.decision());
+        assertThat(result.first().allowed()).isFalse();
+        assertThat(entry.getValue()).isEqualTo(expected.state());
+        assertThat(entry.lastTtl).isEqualTo(DecideProcessor.storedTtlMillis(expected.ttlNanos()));
+        WriteStateProcessor backup = over.getBackupProcessor();
+        assertThat(backup).isNotNull();
+        assertThat(backup.state()).isEqualTo(expected.state());
+        // a peek writes nothing and sends no backup
+        DecideProcessor peek = new DecideProcessor(policy, 0).hitting().withTimeSource(clock);
+        assertThat(peek.process(entry).first().allowed()).isFalse();
+        assertThat(peek.getBackupProcessor()).isNull();
+        assertThat(clock.reads()).isEqualTo(3);
+    }
+
     @ParameterizedTest
     @MethodSource("policies")
     void plainDenialWritesNothingAndHasNoBackup(Policy policy) {

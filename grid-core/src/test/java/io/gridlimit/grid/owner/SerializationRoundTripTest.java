@@ -1,6 +1,7 @@
 package io.gridlimit.grid.owner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.internal.serialization.Data;
@@ -200,6 +201,25 @@ class SerializationRoundTripTest {
     }
 
     @Test
+    void hitProcessorsCarryThePolicyTheCostAndTheVersion() {
+        Policy policy = Policy.builder("rls").fixedWindow(5, Duration.ofMinutes(1)).build();
+        DecideProcessor hit = roundTrip(new DecideProcessor(policy, 0).hitting());
+        assertThat(hit.getClassId()).isEqualTo(38);
+        assertThat(hit.policy()).isEqualTo(policy);
+        assertThat(hit.cost()).isZero();
+        assertThat(hit.costs()).isNull();
+        assertThat(hit.policyVersion()).isZero();
+        DecideProcessor versioned = roundTrip(new DecideProcessor(policy, 7).withPolicyVersion(4).hitting());
+        assertThat(versioned.getClassId()).isEqualTo(38);
+        assertThat(versioned.cost()).isEqualTo(7);
+        assertThat(versioned.policyVersion()).isEqualTo(4);
+        assertThatThrownBy(() -> new DecideProcessor(policy, new long[] {1, 2}).hitting())
+                .isInstanceOf(IllegalStateException.class).hasMessage("a hit is one cost, never a batch or a reservation");
+        assertThatThrownBy(() -> new DecideProcessor(policy, 1).reserving().hitting())
+                .isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
     void idsAndTypeNamesNeverChange() {
         assertThat(GridLimitDataSerializableFactory.FACTORY_ID).isEqualTo(0x474C);
         assertThat(new DecideProcessor(false).getClassId()).isEqualTo(1);
@@ -252,7 +272,10 @@ class SerializationRoundTripTest {
                 .extracting(IdentifiedDataSerializable::getClassId).isEqualTo(36);
         assertThat(factory.create(37)).isInstanceOf(CatalogUpdateProcessor.class)
                 .extracting(IdentifiedDataSerializable::getClassId).isEqualTo(37);
-        assertThat(factory.create(38).getClassId()).as("an id of the range not taken yet").isEqualTo(38);
+        // counting every hit (docs/SPEC.md §3)
+        assertThat(factory.create(38)).isInstanceOf(DecideProcessor.class)
+                .extracting(IdentifiedDataSerializable::getClassId).isEqualTo(38);
+        assertThat(factory.create(39).getClassId()).as("an id of the range not taken yet").isEqualTo(39);
     }
 
     @Test
