@@ -10,6 +10,7 @@ import io.gridlimit.envoy.config.RlsMatch;
 import io.gridlimit.envoy.config.RlsRule;
 import io.gridlimit.micronaut.config.GridLimitConfig;
 import io.gridlimit.micronaut.decide.Ask;
+import io.gridlimit.micronaut.decide.Counting;
 import io.gridlimit.micronaut.decide.Decider;
 import io.gridlimit.micronaut.decide.Decisions;
 import io.gridlimit.micronaut.decide.Door;
@@ -95,6 +96,8 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
     private final long gridTimeoutNanos;
     private final Counter unknownDomains;
     private final TimeSource clock;
+    private final RlsCompatibility compatibility;
+    private final Counter globalShadow;
 
     /**
      * @param rules the rules in force, read once per call (a reload applies to the calls that start after it)
@@ -105,12 +108,14 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
      * @param clock the replica's time source (the grid's, SPEC §2), which block lists read for their reset
      */
     @Inject
-    public EnvoyRateLimitService(EnvoyRlsRules rules, GridLimitConfig config, Decider decider,
-                                 GridLimitMetrics metrics, JsonMapper json, TimeSource clock) {
-        this(rules::current, config, decider, metrics, json, clock);
+    public EnvoyRateLimitService(EnvoyRlsRules rules, EnvoyRlsSettings settings, GridLimitConfig config,
+                                 Decider decider, GridLimitMetrics metrics, JsonMapper json, TimeSource clock) {
+        this(rules::current, settings.compatibility(), config, decider, metrics, json, clock);
     }
 
     /**
+     * A service of {@link RlsCompatibility#GRIDLIMIT}'s counting and answers.
+     *
      * @param rules gives the domains and rules in force, asked once per call
      * @param config the checked configuration: failure mode, grid timeout, header mode
      * @param decider decides the descriptors
@@ -120,10 +125,28 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
      */
     public EnvoyRateLimitService(Supplier<RlsConfig> rules, GridLimitConfig config, Decider decider,
                                  GridLimitMetrics metrics, JsonMapper json, TimeSource clock) {
+        this(rules, RlsCompatibility.GRIDLIMIT, config, decider, metrics, json, clock);
+    }
+
+    /**
+     * @param rules gives the domains and rules in force, asked once per call
+     * @param compatibility how descriptors are counted and answered ({@code gridlimit} or {@code reference})
+     * @param config the checked configuration: failure mode, grid timeout, header mode
+     * @param decider decides the descriptors
+     * @param metrics GridLimit's meters
+     * @param json writes problem bodies
+     * @param clock the replica's time source, which block lists read for their reset
+     */
+    public EnvoyRateLimitService(Supplier<RlsConfig> rules, RlsCompatibility compatibility, GridLimitConfig config,
+                                 Decider decider, GridLimitMetrics metrics, JsonMapper json, TimeSource clock) {
         this.rules = rules;
+        this.compatibility = compatibility;
+        this.globalShadow = Counter.builder(RlsCompatibility.GLOBAL_SHADOW)
+                .description("ShouldRateLimit calls over the limit answered OK by gridlimit.envoy-rls.shadow-mode")
+                .register(metrics.registry());
         this.clock = clock;
         this.decider = decider;
-        this.answers = new RlsAnswers(config.headers(), metrics, json);
+        this.answers = new RlsAnswers(config.headers(), compatibility, metrics, json);
         this.gridTimeoutNanos = config.gridTimeout().toNanos();
         this.unknownDomains = Counter.builder(UNKNOWN_DOMAINS)
                 .description("ShouldRateLimit requests naming a domain no configuration file defines (answered OK)")
@@ -179,7 +202,8 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
         }
         RlsMatch[] found = RlsRequests.match(rules, domain, request);
         RlsRule[] matched = new RlsRule[n];
-        Decisions decisions = decider.begin(Door.ENVOY, Math.max(1, budgetNanos), null, null); // decider's timer
+        Decisions decisions = decider.begin(Door.ENVOY, compatibility.reference() ? Counting.EVERY_HIT
+                : Counting.ALL_OR_NOTHING, Math.max(1, budgetNanos), null, null); // on the decider's timer
         List<CompletableFuture<RlsOutcome>> decided = new ArrayList<>();
         RlsOutcome[] outcomes = new RlsOutcome[n];
         for (int i = 0; i < n; i++) {
@@ -189,7 +213,7 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                 RateLimitDescriptor d = request.getDescriptors(i);
                 long cost = RlsRequests.cost(request, d);
                 RlsOutcome.Check check = new RlsOutcome.Check(i, rule, found[i].gridKey(), cost == 0 ? 1 : cost,
-                        cost == 0);
+                        cost == 0, compatibility.reference());
                 if (rule.blocked()) {
                     outcomes[i] = RlsOutcome.blocked(check, clock.nowNanos()); // no grid call, nothing stored
                     continue;
@@ -247,6 +271,10 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
         }
         boolean over = RlsOutcome.overLimit(outcomes);
         answers.count(outcomes);
+        if (over && compatibility.globalShadow() && !unavailable && !cancelled) {
+            over = false; // answered OK: what the descriptors took stands (the statuses still show their codes)
+            globalShadow.increment();
+        }
         if (unavailable || over || cancelled) {
             // all-or-nothing: a request Envoy does not admit consumed nothing anywhere (SPEC §12)
             decisions.close(over && !unavailable && !cancelled ? GridLimitMetrics.GiveBackReason.DENIED
@@ -262,7 +290,9 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                     .asRuntimeException());
             return;
         }
-        RateLimitResponse response = answers.response(matched, outcomes, over);
+        RateLimitResponse response = compatibility.reference()
+                ? answers.referenceResponse(matched, outcomes, over, clock.nowNanos())
+                : answers.response(matched, outcomes, over);
         if (!over) {
             decisions.keep(); // answered OK: what the descriptors took stands
         }

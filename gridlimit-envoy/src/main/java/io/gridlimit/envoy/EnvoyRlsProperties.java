@@ -21,6 +21,13 @@ import java.util.List;
  *       - /etc/gridlimit/ratelimit
  *     reload-interval: 1s    # how often the files are checked for changes; 0 turns reloading off
  *     merge-domain-config: false  # or MERGE_DOMAIN_CONFIG=true: one domain over several files
+ *     compatibility: gridlimit    # or reference: envoyproxy/ratelimit's counting and answers
+ *     shadow-mode: false          # or SHADOW_MODE=true: every OVER_LIMIT answered OK
+ *     response-headers:           # compatibility: reference only (LIMIT_RESPONSE_HEADERS_ENABLED, …)
+ *       enabled: false
+ *       limit-header: RateLimit-Limit
+ *       remaining-header: RateLimit-Remaining
+ *       reset-header: RateLimit-Reset
  *     tls:                   # optional: both or neither (PEM)
  *       certificate-file: /etc/gridlimit/tls/tls.crt
  *       private-key-file: /etc/gridlimit/tls/tls.key
@@ -38,6 +45,39 @@ public class EnvoyRlsProperties {
     private String reloadInterval;
     private Tls tls = new Tls();
     private Boolean mergeDomainConfig;
+    private String compatibility;
+    private String shadowMode;
+    private ResponseHeaders responseHeaders = new ResponseHeaders();
+
+    /** @return {@code gridlimit.envoy-rls.compatibility} as written, or null (checked by {@link RlsCompatibility}) */
+    public @Nullable String getCompatibility() {
+        return compatibility;
+    }
+
+    /** @param compatibility {@code gridlimit} or {@code reference} */
+    public void setCompatibility(@Nullable String compatibility) {
+        this.compatibility = compatibility;
+    }
+
+    /** @return {@code gridlimit.envoy-rls.shadow-mode} as written, or null (checked by {@link RlsCompatibility}) */
+    public @Nullable String getShadowMode() {
+        return shadowMode;
+    }
+
+    /** @param shadowMode whether every OVER_LIMIT call is answered OK */
+    public void setShadowMode(@Nullable String shadowMode) {
+        this.shadowMode = shadowMode;
+    }
+
+    /** @return {@code gridlimit.envoy-rls.response-headers}, never null */
+    public ResponseHeaders getResponseHeaders() {
+        return responseHeaders;
+    }
+
+    /** @param responseHeaders {@code gridlimit.envoy-rls.response-headers} */
+    public void setResponseHeaders(@Nullable ResponseHeaders responseHeaders) {
+        this.responseHeaders = responseHeaders == null ? new ResponseHeaders() : responseHeaders;
+    }
 
     /**
      * Typed so that the startup property check refuses anything but {@code true} or {@code false} (any case).
@@ -143,6 +183,58 @@ public class EnvoyRlsProperties {
         /** @param privateKeyFile the PEM file of the private key (PKCS #8) */
         public void setPrivateKeyFile(@Nullable String privateKeyFile) {
             this.privateKeyFile = privateKeyFile;
+        }
+    }
+
+    /**
+     * {@code gridlimit.envoy-rls.response-headers}: envoyproxy/ratelimit's optional headers, as written (checked by
+     * {@link RlsCompatibility}, which also reads their environment aliases).
+     */
+    @ConfigurationProperties("response-headers")
+    public static class ResponseHeaders {
+        private String enabled;
+        private String limitHeader;
+        private String remainingHeader;
+        private String resetHeader;
+
+        /** @return {@code .enabled} as written, or null */
+        public @Nullable String getEnabled() {
+            return enabled;
+        }
+
+        /** @param enabled whether the three headers are added */
+        public void setEnabled(@Nullable String enabled) {
+            this.enabled = enabled;
+        }
+
+        /** @return {@code .limit-header} as written, or null */
+        public @Nullable String getLimitHeader() {
+            return limitHeader;
+        }
+
+        /** @param limitHeader the limit header's name */
+        public void setLimitHeader(@Nullable String limitHeader) {
+            this.limitHeader = limitHeader;
+        }
+
+        /** @return {@code .remaining-header} as written, or null */
+        public @Nullable String getRemainingHeader() {
+            return remainingHeader;
+        }
+
+        /** @param remainingHeader the remaining header's name */
+        public void setRemainingHeader(@Nullable String remainingHeader) {
+            this.remainingHeader = remainingHeader;
+        }
+
+        /** @return {@code .reset-header} as written, or null */
+        public @Nullable String getResetHeader() {
+            return resetHeader;
+        }
+
+        /** @param resetHeader the reset header's name */
+        public void setResetHeader(@Nullable String resetHeader) {
+            this.resetHeader = resetHeader;
         }
     }
 }

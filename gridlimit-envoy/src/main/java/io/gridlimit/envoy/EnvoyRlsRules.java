@@ -64,6 +64,8 @@ public class EnvoyRlsRules {
     private final List<String> paths;
     /** {@code merge-domain-config}, read again with the files. */
     private final boolean merge;
+    /** Reads the files as the boot did, refusing under {@code reference} what it cannot count. */
+    private final RlsCompatibility compatibility;
     private final Duration interval;
     private final RateLimiter limiter;
     private final GridLimitConfig config;
@@ -85,6 +87,7 @@ public class EnvoyRlsRules {
                          GridLimitMetrics metrics) {
         this.paths = settings.configFiles();
         this.merge = settings.mergeDomainConfig();
+        this.compatibility = settings.compatibility();
         this.interval = settings.reloadInterval();
         this.limiter = limiter;
         this.config = config;
@@ -212,7 +215,7 @@ public class EnvoyRlsRules {
         }
         RlsConfig next;
         try {
-            next = RlsConfigReader.read(paths, merge);
+            next = compatibility.readRules(paths, merge);
         } catch (RlsConfigException e) {
             candidate = null;
             refusedDigest = now;

@@ -43,6 +43,9 @@ import java.util.Optional;
  *   <li>{@value #MERGE_PROPERTY}: {@code true} merges files naming one domain (their top-level descriptors; one of
  *       the same key and value in two files is refused); default false; when unset, envoyproxy/ratelimit's
  *       environment variable {@value #MERGE_ENVIRONMENT} is read ({@code true} or {@code false}, any case).</li>
+ *   <li>{@code gridlimit.envoy-rls.compatibility}, {@code .shadow-mode} and {@code .response-headers.*}: how the
+ *       service counts and answers, with envoyproxy/ratelimit's environment variables as aliases
+ *       ({@link RlsCompatibility}).</li>
  * </ul>
  */
 @Context
@@ -81,6 +84,7 @@ public class EnvoyRlsSettings {
     private final @Nullable RlsTls tls;
     private final RlsConfig rules;
     private final boolean merge;
+    private final RlsCompatibility compatibility;
 
     /**
      * @param properties the raw {@code gridlimit.envoy-rls.*} values
@@ -117,12 +121,17 @@ public class EnvoyRlsSettings {
             errors.add(where + ": '" + mergeText + "' is not true or false");
         }
         this.merge = mergeText.trim().equalsIgnoreCase("true");
+        this.compatibility = RlsCompatibility.read(context, errors);
         if (!errors.isEmpty()) {
             throw new ConfigurationException("Invalid GridLimit configuration: " + String.join("; ", errors));
         }
         List<String> files = properties.getConfigFiles();
         this.configFiles = files == null ? List.of() : List.copyOf(files);
-        this.rules = RlsConfigReader.read(configFiles, merge);
+        this.rules = compatibility.readRules(configFiles, merge);
+        if (compatibility.globalShadow()) {
+            LOG.warn("Envoy rate limit service: {} is true: every OVER_LIMIT call is answered OK (counted {})",
+                    RlsCompatibility.SHADOW_PROPERTY, RlsCompatibility.GLOBAL_SHADOW);
+        }
         // loaded as envoyproxy/ratelimit reads them, but a route may be less protected than it seems: say so
         rules.warnings().forEach(w -> LOG.warn("Envoy configuration: {}", w));
     }
@@ -140,6 +149,11 @@ public class EnvoyRlsSettings {
     /** @return whether the gRPC port binds a loopback address only */
     public boolean loopbackOnly() {
         return CheckedValues.isLoopback(host);
+    }
+
+    /** @return how the service counts and answers ({@link RlsCompatibility}), never null */
+    public RlsCompatibility compatibility() {
+        return compatibility;
     }
 
     /** @return whether files naming one domain were merged into it ({@value #MERGE_PROPERTY}) */

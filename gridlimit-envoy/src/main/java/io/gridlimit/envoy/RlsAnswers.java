@@ -34,17 +34,22 @@ import java.util.Map;
 final class RlsAnswers {
     private static final long MAX_UINT32 = 0xFFFF_FFFFL;
 
+    private static final long NANOS_PER_SECOND = 1_000_000_000L;
+
     private final HeaderMode headerMode;
+    private final RlsCompatibility compatibility;
     private final GridLimitMetrics metrics;
     private final JsonMapper json;
 
     /**
-     * @param headerMode which header fields are written ({@code gridlimit.headers})
+     * @param headerMode which header fields are written ({@code gridlimit.headers}) under {@code gridlimit}
+     * @param compatibility under {@code reference}, whether and under which names its three headers are written
      * @param metrics counts decisions ({@code source=envoy})
      * @param json writes problem bodies
      */
-    RlsAnswers(HeaderMode headerMode, GridLimitMetrics metrics, JsonMapper json) {
+    RlsAnswers(HeaderMode headerMode, RlsCompatibility compatibility, GridLimitMetrics metrics, JsonMapper json) {
         this.headerMode = headerMode;
+        this.compatibility = compatibility;
         this.metrics = metrics;
         this.json = json;
     }
@@ -91,6 +96,68 @@ final class RlsAnswers {
             headers(response, policies, binding, over);
         }
         return response.build();
+    }
+
+    /**
+     * The answer as envoyproxy/ratelimit shapes it ({@code compatibility: reference}, docs/SPEC.md §12): statuses as
+     * in {@link #response}, but {@code duration_until_reset} in whole seconds to the end of the unit's window
+     * aligned to epoch 0 (the decision's reset rounded up, or from the replica's clock while nothing is counted);
+     * no {@code raw_body}, no {@code Retry-After} and no SPEC §5 fields; when its headers are on, the three of the
+     * descriptor envoyproxy/ratelimit picks: the last OVER_LIMIT one not in quota mode, else the first of the least
+     * remaining among those with a limit.
+     *
+     * @param matched each descriptor's rule (null: none)
+     * @param outcomes each limited descriptor's outcome (null: not decided)
+     * @param over whether the call is answered OVER_LIMIT
+     * @param nowNanos the replica's time, epoch nanoseconds
+     * @return the response to send
+     */
+    RateLimitResponse referenceResponse(RlsRule[] matched, RlsOutcome[] outcomes, boolean over, long nowNanos) {
+        RateLimitResponse.Builder response = RateLimitResponse.newBuilder()
+                .setOverallCode(over ? RateLimitResponse.Code.OVER_LIMIT : RateLimitResponse.Code.OK);
+        RateLimitResponse.DescriptorStatus.Builder minimum = null;
+        int minimumRemaining = -1; // 2^32 - 1, compared unsigned as the reference's uint32
+        for (int i = 0; i < matched.length; i++) {
+            RateLimitResponse.DescriptorStatus.Builder s = RateLimitResponse.DescriptorStatus.newBuilder()
+                    .setCode(RateLimitResponse.Code.OK);
+            RlsRule rule = matched[i];
+            RlsOutcome o = outcomes[i];
+            if (rule != null && rule.unlimited()) {
+                s.setLimitRemaining(EnvoyRateLimitService.UNLIMITED_REMAINING);
+            } else if (o != null && (o.source() == RlsOutcome.Source.BLOCKED || o.decision() != null)) {
+                boolean blocked = o.source() == RlsOutcome.Source.BLOCKED;
+                long resetNanos = blocked ? o.blockResetNanos() : o.decision().resetAfterNanos();
+                long windowSeconds = rule.unit().length().toSeconds();
+                long seconds = resetNanos > 0 ? RateLimitHeaders.ceilSeconds(resetNanos)
+                        : windowSeconds - Math.floorMod(Math.floorDiv(nowNanos, NANOS_PER_SECOND), windowSeconds);
+                s.setCode(o.denies() ? RateLimitResponse.Code.OVER_LIMIT : RateLimitResponse.Code.OK)
+                        .setCurrentLimit(currentLimit(rule))
+                        .setLimitRemaining(blocked ? 0 : (int) Math.min(o.decision().remaining(), MAX_UINT32))
+                        .setDurationUntilReset(Duration.newBuilder().setSeconds(seconds));
+                if (Integer.compareUnsigned(s.getLimitRemaining(), minimumRemaining) < 0) {
+                    minimum = s;
+                    minimumRemaining = s.getLimitRemaining();
+                }
+                if (o.denies() && !rule.quotaMode()) {
+                    minimum = s;
+                    minimumRemaining = 0;
+                }
+            }
+            response.addStatuses(s);
+        }
+        if (compatibility.headers() && minimum != null) {
+            response.addResponseHeadersToAdd(header(compatibility.limitHeader(),
+                    Integer.toUnsignedString(minimum.getCurrentLimit().getRequestsPerUnit())));
+            response.addResponseHeadersToAdd(header(compatibility.remainingHeader(),
+                    Integer.toUnsignedString(minimum.getLimitRemaining())));
+            response.addResponseHeadersToAdd(header(compatibility.resetHeader(),
+                    Long.toString(minimum.getDurationUntilReset().getSeconds())));
+        }
+        return response.build();
+    }
+
+    private static HeaderValue.Builder header(String name, String value) {
+        return HeaderValue.newBuilder().setKey(name).setValue(value);
     }
 
     private static RateLimitResponse.RateLimit.Builder currentLimit(RlsRule rule) {

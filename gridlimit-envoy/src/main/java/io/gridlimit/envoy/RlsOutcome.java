@@ -35,11 +35,16 @@ record RlsOutcome(Check check, @Nullable Decision decision, Source source, @Null
      * @param key its grid key
      * @param cost what it consumes, >= 1 (1 for a peek)
      * @param peek decided without consuming
+     * @param reference counted as envoyproxy/ratelimit counts ({@code compatibility: reference}): every hit
+     *                  counts, and a peek is a hit of 0 that passes at the limit
      */
-    record Check(int index, RlsRule rule, String key, long cost, boolean peek) {
-        /** @return the cost asked of the limiter: a peek asks one above the quota, denied without a write (SPEC §3) */
+    record Check(int index, RlsRule rule, String key, long cost, boolean peek, boolean reference) {
+        /**
+         * @return the cost asked of the limiter: a peek asks one above the quota, denied without a write (SPEC §3),
+         *     or under {@code reference} is a hit of 0 ({@link io.gridlimit.api.RateLimiter#hitAsync})
+         */
         long asked() {
-            return peek ? rule.quota() + 1 : cost;
+            return peek ? reference ? 0 : rule.quota() + 1 : cost;
         }
     }
 
@@ -71,15 +76,19 @@ record RlsOutcome(Check check, @Nullable Decision decision, Source source, @Null
         return new RlsOutcome(check, null, Source.BLOCKED, null, windowNanos - Math.floorMod(nowNanos, windowNanos));
     }
 
-    /** @return whether the descriptor is over its limit: denied, or for a peek nothing remaining */
+    /**
+     * @return whether the descriptor is over its limit: denied, or for a peek nothing remaining; under
+     *     {@code reference} a peek is over only when the count is above the limit, and a peek at a block list is
+     *     OK (0 counted is not above 0), as envoyproxy/ratelimit decides
+     */
     boolean over() {
         if (source == Source.BLOCKED) {
-            return true;
+            return !(check.reference() && check.peek());
         }
         if (decision == null) {
             return false;
         }
-        return check.peek() ? decision.remaining() == 0 : !decision.allowed();
+        return check.peek() && !check.reference() ? decision.remaining() == 0 : !decision.allowed();
     }
 
     /**

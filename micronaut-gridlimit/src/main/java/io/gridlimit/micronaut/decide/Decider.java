@@ -40,7 +40,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       replica's share ({@link LocalFallback}); a policy without a share stays failed, never admitted unlimited;</li>
  *   <li>all-or-nothing: {@link Decisions#close} gives back every admission of a request that is not admitted (a
  *       door may ask that a denial leave the other rules' admissions standing,
- *       {@link Counting#EACH_ON_ITS_OWN});</li>
+ *       {@link Counting#EACH_ON_ITS_OWN}, or that every hit count as envoyproxy/ratelimit counts,
+ *       {@link Counting#EVERY_HIT}: then each rule is one {@link RateLimiter#hitAsync} instead of a reservation);</li>
  *   <li>the latency ({@value GridLimitMetrics#DECISION_LATENCY}) and grid errors ({@value GridLimitMetrics#GRID_ERRORS})
  *       of every decision, and a WARN at most every 10 s for failures (each one at debug).</li>
  * </ul>
@@ -174,6 +175,11 @@ public class Decider {
                 : limiter.reserveHereAsync(ask.state(), ask.key(), ask.cost(), here);
     }
 
+    /** A hit (docs/SPEC.md §3, "Every hit counts"), completed on {@code here} or the limiter's threads. */
+    CompletionStage<Decision> hit(Ask ask, @Nullable Executor here) {
+        return limiter.hitAsync(ask.state(), ask.key(), ask.cost(), here);
+    }
+
     RateLimiter limiter() {
         return limiter;
     }
@@ -209,9 +215,10 @@ public class Decider {
 
     /**
      * A decision the grid did not give: counted and logged, then decided on this replica's share where the failure
-     * mode is {@code local}, else failed.
+     * mode is {@code local} (counted as a hit under {@link Counting#EVERY_HIT}, {@link LocalFallback#hit}), else
+     * failed.
      */
-    Answer fallback(Door door, Ask ask, Throwable cause, long startNanos, long budgetNanos) {
+    Answer fallback(Door door, Counting counting, Ask ask, Throwable cause, long startNanos, long budgetNanos) {
         String policy = ask.policy().name();
         boolean timeout = cause instanceof TimeoutException;
         latency(ask, startNanos);
@@ -219,7 +226,8 @@ public class Decider {
         log(door, policy, timeout, cause, budgetNanos);
         if (door.failureMode() && failureMode == FailureMode.LOCAL) {
             try {
-                Decision decided = local.decide(ask.policy(), ask.key(), ask.cost());
+                Decision decided = counting == Counting.EVERY_HIT ? local.hit(ask.policy(), ask.key(), ask.cost())
+                        : local.decide(ask.policy(), ask.key(), ask.cost());
                 if (decided != null) {
                     io.gridlimit.api.Policy share = local.derived(policy);
                     return new Answer(ask, decided, Answer.By.LOCAL, share == null ? ask.policy() : share, null);

@@ -94,7 +94,8 @@ public final class Decisions {
             // sent under the monitor, so a close either comes first (nothing sent) or sees the stage to cancel;
             // sending never blocks (it queues or submits)
             try {
-                stage = decider.send(ask, here, plain).toCompletableFuture();
+                stage = (counting == Counting.EVERY_HIT ? decider.hit(ask, here)
+                        : decider.send(ask, here, plain)).toCompletableFuture();
             } catch (RuntimeException e) {
                 stage = CompletableFuture.failedFuture(e);
             }
@@ -124,14 +125,16 @@ public final class Decisions {
      * {@link Answer.By#CANCELLED} (still queued on this replica: never sent; in flight: the limiter gives its admission
      * back when it arrives), and every admission, now or arriving later, is given back with {@code reason}
      * (all-or-nothing, docs/SPEC.md §10). Only the first close counts, and none after {@link #keep}. Under
-     * {@link Counting#EACH_ON_ITS_OWN} a close for {@code denied} does nothing: what the other rules admitted, and
-     * what the rules in flight admit, stands until the request is kept, or closed for {@code failed}.
+     * {@link Counting#EACH_ON_ITS_OWN} and {@link Counting#EVERY_HIT} a close for {@code denied} does nothing: what
+     * the other rules admitted, and what the rules in flight admit, stands until the request is kept, or closed for
+     * {@code failed}; under {@link Counting#EVERY_HIT} nothing is given back even then (a hit has no reservation:
+     * what was sent counts).
      *
      * @param reason why: {@code denied} (a rule denied) or {@code failed} (answered 503, {@code UNAVAILABLE}, or the
      *     caller went away)
      */
     public void close(GridLimitMetrics.GiveBackReason reason) {
-        if (reason == GridLimitMetrics.GiveBackReason.DENIED && counting == Counting.EACH_ON_ITS_OWN) {
+        if (reason == GridLimitMetrics.GiveBackReason.DENIED && counting.eachOnItsOwn()) {
             return; // each rule counts on its own: a denial closes nothing, and a later failure still gives back
         }
         List<Pending> waiting;
@@ -237,7 +240,7 @@ public final class Decisions {
         void expire() {
             if (answered.compareAndSet(false, true)) {
                 cancelStage(); // queued: never sent; sent: given back when it arrives, here or by the limiter
-                deliver(this, decider.fallback(door, ask, new TimeoutException("no answer within the budget"),
+                deliver(this, decider.fallback(door, counting, ask, new TimeoutException("no answer within the budget"),
                         startNanos, budgetNanos));
             }
         }
@@ -258,9 +261,9 @@ public final class Decisions {
                     deliver(this, Answer.grid(ask, decision));
                 } else {
                     Throwable cause = Futures.unwrap(error);
-                    deliver(this, decider.fallback(door, ask, cause, startNanos, budgetNanos));
+                    deliver(this, decider.fallback(door, counting, ask, cause, startNanos, budgetNanos));
                 }
-            } else if (error == null && decision.allowed()) {
+            } else if (error == null && decision.allowed() && counting != Counting.EVERY_HIT) {
                 // answered already (the timeout, the failure mode or a close): this admission must not stand
                 decider.giveBack(Answer.grid(ask, decision), GridLimitMetrics.GiveBackReason.LATE);
             }

@@ -87,6 +87,12 @@ public final class LocalFallback {
      * @throws IllegalArgumentException if the key or the cost is invalid
      */
     public @Nullable Decision decide(Policy policy, String key, long cost) {
+        Share s = share(policy);
+        return s.share() == null ? null : limiter.reserve(s.share(), key, cost);
+    }
+
+    /** The share of {@code policy}: computed now for one not configured at construction (or changed since). */
+    private Share share(Policy policy) {
         Share s = shares.get(policy.name());
         if (s == null || !s.source().equals(policy)) {
             if (shares.size() >= MAX_POLICIES) {
@@ -95,7 +101,22 @@ public final class LocalFallback {
             s = Share.of(policy, replicas);
             shares.put(policy.name(), s);
         }
-        return s.share() == null ? null : limiter.reserve(s.share(), key, cost);
+        return s;
+    }
+
+    /**
+     * Counts one hit locally on this replica's share of the policy, as the grid counts it (docs/SPEC.md §3, "Every
+     * hit counts"; the share of a fixed window is a fixed window of {@code floor(L / expected-replicas)}).
+     *
+     * @param policy the policy as the grid would count it, a single fixed window
+     * @param key the grid key
+     * @param cost the cost, in [0, 10^15] (0: a peek)
+     * @return the local decision (no reservation); null when the policy has no share
+     * @throws IllegalArgumentException if the key or the cost is invalid, or the policy is not a single fixed window
+     */
+    public @Nullable Decision hit(Policy policy, String key, long cost) {
+        Policy share = share(policy).share();
+        return share == null ? null : limiter.hit(share, key, cost);
     }
 
     /**
