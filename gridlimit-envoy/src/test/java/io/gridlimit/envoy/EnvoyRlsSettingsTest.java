@@ -230,6 +230,45 @@ class EnvoyRlsSettingsTest {
     }
 
     @Test
+    void compatibilitySettingsAreCheckedAndTheirAliasesNamed() {
+        String mode = RlsCompatibility.MODE_PROPERTY;
+        assertThat(bootError(props(mode, "Reference"))).contains(
+                "gridlimit.envoy-rls.compatibility: 'Reference' is not gridlimit or reference");
+        assertThat(bootError(props(RlsCompatibility.SHADOW_PROPERTY, "yes"))).contains(
+                "gridlimit.envoy-rls.shadow-mode: 'yes' is not true or false");
+        assertThat(bootError(props("shadow.mode", "on"))).contains(
+                "SHADOW_MODE (alias of gridlimit.envoy-rls.shadow-mode): 'on' is not true or false");
+        // the reference's headers under GridLimit's own answers: refused, never silently ignored
+        assertThat(bootError(props("limit.response.headers.enabled", "true"))).contains(
+                "LIMIT_RESPONSE_HEADERS_ENABLED (alias of gridlimit.envoy-rls.response-headers.enabled): 'true' "
+                        + "applies only under gridlimit.envoy-rls.compatibility: reference");
+        assertThat(bootError(props(mode, "reference", RlsCompatibility.LIMIT_HEADER_PROPERTY, "X Limit")))
+                .contains("gridlimit.envoy-rls.response-headers.limit-header: 'X Limit' is not a header name");
+        assertThat(bootError(props(mode, "reference", "limit.remaining.header", "ratelimit-limit"))).contains(
+                "LIMIT_REMAINING_HEADER (alias of gridlimit.envoy-rls.response-headers.remaining-header): "
+                        + "'ratelimit-limit' is the name of another of the three headers");
+        // an unknown name under a section is an unknown property (found here: it was "'{colour=red}' is not a whole
+        // number", naming the section)
+        for (String section : List.of("response-headers", "tls")) {
+            assertThat(bootError(props(mode, "reference", "gridlimit.envoy-rls." + section + ".colour", "red")))
+                    .contains("gridlimit.envoy-rls." + section + ".colour: unknown property");
+        }
+        // under reference, a rule of GridLimit's algorithm extension cannot be counted as the reference counts
+        assertThat(bootError(props(mode, "reference", "gridlimit.envoy-rls.config-files",
+                List.of(Rls.file("buckets.yaml"))))).contains("domain 'buckets', descriptor api_key: "
+                + "rate_limit.gridlimit picks token-bucket, which gridlimit.envoy-rls.compatibility: reference "
+                + "cannot count (envoyproxy/ratelimit counts fixed windows only)");
+        // the property wins over its alias, and the defaults are the reference's names
+        Map<String, Object> p = props(mode, "reference", RlsCompatibility.HEADERS_PROPERTY, " TRUE ",
+                "limit.response.headers.enabled", "false", "limit.reset.header", "X-Reset");
+        try (Rls rls = Rls.client(ApplicationContext.run(p), Integer.parseInt((String) p.get(
+                "gridlimit.envoy-rls.port")))) {
+            assertThat(rls.context.getBean(EnvoyRlsSettings.class).compatibility()).isEqualTo(
+                    new RlsCompatibility(true, false, true, "RateLimit-Limit", "RateLimit-Remaining", "X-Reset"));
+        }
+    }
+
+    @Test
     void mergeDomainConfigMergesOneDomainOverFilesByPropertyOrByTheReferencesVariable() {
         List<String> files = List.of(EnvoyReferenceTest.reference("merge_domain_key1.yaml"),
                 EnvoyReferenceTest.reference("merge_domain_key2.yaml"));

@@ -194,7 +194,7 @@ final class PropertyCheck {
                         + key.substring(0, end) + "[" + key.substring(end + 1) + "]");
                 return;
             }
-            if (name != null && known.type(name) != null) {
+            if (name != null && known.type(name) != null && Spelling.isValue(known.type(name))) {
                 errors.add(key.substring(0, end) + ": '{" + key.substring(end + 1) + "=" + value + "}' is not "
                         + Spelling.describe(known.type(name)));
                 return;

@@ -36,6 +36,18 @@ final class Spelling {
         return filled;
     }
 
+    /**
+     * Whether a setting of this type takes one value (a scalar, a list or a map), rather than being a section of
+     * nested settings (a {@code @ConfigurationProperties} class such as {@code gridlimit.envoy-rls.tls}), under which
+     * an unknown key is an unknown property, not a malformed value.
+     */
+    static boolean isValue(Argument<?> type) {
+        Class<?> t = type.getType();
+        return t.isPrimitive() || t.isEnum() || Number.class.isAssignableFrom(t) || t == Boolean.class
+                || CharSequence.class.isAssignableFrom(t) || t == Duration.class
+                || Collection.class.isAssignableFrom(t) || java.util.Map.class.isAssignableFrom(t);
+    }
+
     static String describe(Argument<?> type) {
         Class<?> t = type.getType();
         if (t.isEnum()) {
