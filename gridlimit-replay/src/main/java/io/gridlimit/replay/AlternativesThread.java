@@ -2,18 +2,16 @@ package io.gridlimit.replay;
 
 import io.micronaut.core.annotation.Nullable;
 
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
-
 /**
  * Decides each policy alone ({@link Alternatives}, issue 24 §4) on a thread of its own while the replay's thread
  * decides the configuration (issue 24 §7): the two are independent once a request's key is known. Requests are
- * handed over in batches of {@value #BATCH} through a queue of at most {@value #QUEUED} batches (the replay waits
- * when the thread is behind), and decided in the order they were added, each at its own log time, so every count is
- * the one a single thread gives. The thread starts with the first full batch (a short log is decided on the calling
- * thread by {@link #finish()}). An error of the thread is thrown by the next {@link #add} or by {@link #finish()}.
- * Memory: at most {@code (QUEUED + 2) × BATCH} requests in flight. One caller thread; used once.
+ * handed over ({@link HandOver}) in batches of {@value #BATCH} through a queue of at most {@value #QUEUED} batches
+ * (the replay waits when the thread is behind), and decided in the order they were added, each at its own log time,
+ * so every count is the one a single thread gives. The thread starts with the first full batch (a short log is
+ * decided on the calling thread by {@link #finish()}). An error of the thread is thrown by the next {@link #add} or
+ * by {@link #finish()}. Memory: at most {@code (QUEUED + 2) × BATCH} requests in flight. One caller thread at a time
+ * (another may take over after a happens-before edge, as {@link Pipeline}'s reader and the replay's thread do); used
+ * once.
  */
 final class AlternativesThread implements AutoCloseable {
     /** Requests per hand-over. */
@@ -21,29 +19,12 @@ final class AlternativesThread implements AutoCloseable {
     /** Batches waiting at most. */
     static final int QUEUED = 16;
 
-    /** One hand-over: the policy alone, key, cost and log time of each request, in order. */
-    private static final class Batch {
-        final Alternatives[] alternatives = new Alternatives[BATCH];
-        final String[] keys = new String[BATCH];
-        final long[] costs = new long[BATCH];
-        final long[] nanos = new long[BATCH];
-        int size;
-
-        void decide() {
-            for (int i = 0; i < size; i++) {
-                alternatives[i].decide(keys[i], costs[i], nanos[i]);
-            }
-        }
+    /** One request of a policy alone: its alternatives, key, cost and log time (epoch nanoseconds). */
+    private record Request(Alternatives alternatives, String key, long cost, long nowNanos) {
     }
 
-    private static final Batch END = new Batch();
-
-    private final BlockingQueue<Batch> queue = new ArrayBlockingQueue<>(QUEUED);
-    private Batch filling = new Batch();
+    private final HandOver<Request> handOver = new HandOver<>(BATCH, QUEUED, "deciding each policy alone failed");
     private @Nullable Thread thread;
-    private volatile @Nullable Throwable error;
-    private boolean finished;
-    private boolean closed;
 
     /**
      * Adds one request of a policy alone.
@@ -56,25 +37,17 @@ final class AlternativesThread implements AutoCloseable {
      *     is its error)
      */
     void add(Alternatives alternatives, String key, long cost, long nowNanos) {
-        if (finished || closed) {
-            throw new IllegalStateException("the alternatives are finished or closed: no request can be added");
+        if (handOver.add(new Request(alternatives, key, cost, nowNanos)) && thread == null) {
+            Thread t = new Thread(this::run, "gridlimit-replay-alternatives");
+            t.setDaemon(true);
+            t.start();
+            thread = t;
         }
-        Batch b = filling;
-        int i = b.size++;
-        b.alternatives[i] = alternatives;
-        b.keys[i] = key;
-        b.costs[i] = cost;
-        b.nanos[i] = nowNanos;
-        if (b.size == BATCH) {
-            if (thread == null) {
-                Thread t = new Thread(this::run, "gridlimit-replay-alternatives");
-                t.setDaemon(true);
-                t.start();
-                thread = t;
-            }
-            put(b);
-            filling = new Batch();
-        }
+    }
+
+    /** @return whether {@link #finish()} or {@link #close()} has been called: no request can be added */
+    boolean finished() {
+        return handOver.ended() || handOver.closed();
     }
 
     /**
@@ -82,74 +55,49 @@ final class AlternativesThread implements AutoCloseable {
      *
      * @throws IllegalStateException when the thread failed (the cause is its error), or when closed before
      *     finishing (the counts are then incomplete)
+     * @throws RuntimeException as {@link Alternatives#decide} throws it, when no thread was started and the calling
+     *     thread decides
      */
     void finish() {
-        if (finished) {
-            rethrow();
+        if (handOver.ended()) {
+            handOver.check();
             return;
         }
-        if (closed) {
+        if (handOver.closed()) {
             throw new IllegalStateException("the alternatives were closed before every request was decided");
         }
-        finished = true;
-        if (thread == null) {
-            filling.decide();
+        handOver.end();
+        Thread t = thread;
+        if (t == null) {
+            handOver.drain(AlternativesThread::decide); // a short log: no batch was handed over
         } else {
-            put(filling);
-            put(END);
             try {
-                thread.join();
+                t.join();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while the alternatives were decided", e);
             }
         }
-        filling = END;
-        rethrow();
+        handOver.check();
     }
 
     /** Stops the thread without waiting for what it has not decided (after {@link #finish()}: nothing). Idempotent. */
     @Override
     public void close() {
-        closed = true;
-        Thread t = thread;
-        if (t != null && !finished) {
-            t.interrupt();
-        }
+        handOver.close();
     }
 
+    /** The thread: decides every request handed over, in order, until the end or a close. */
     private void run() {
         try {
-            while (true) {
-                Batch b = queue.take();
-                if (b == END) {
-                    return;
-                }
-                b.decide();
-            }
-        } catch (InterruptedException e) {
-            // closed
-        } catch (Throwable e) {
-            error = e;
+            handOver.drain(AlternativesThread::decide);
+        } catch (RuntimeException | Error e) {
+            // kept by the hand-over: the next add or finish throws it
         }
     }
 
-    private void put(Batch b) {
-        try {
-            while (!queue.offer(b, 100, TimeUnit.MILLISECONDS)) {
-                rethrow();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while the alternatives were handed over", e);
-        }
-        rethrow();
-    }
-
-    private void rethrow() {
-        Throwable e = error;
-        if (e != null) {
-            throw new IllegalStateException("deciding each policy alone failed: " + e, e);
-        }
+    /** Decides one request by its policy alone, at its own log time. */
+    private static void decide(Request r) {
+        r.alternatives().decide(r.key(), r.cost(), r.nowNanos());
     }
 }

@@ -9,13 +9,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.util.Locale;
+import java.util.function.Consumer;
 
 /**
  * The replay's command line (issue 24; {@link Options} lists the options): reads the configuration as the service
- * does ({@link ReplayConfig}), reads and orders the log ({@link LogReader}, {@link ReorderWindow}) on a reader thread
- * while the calling thread replays it in that order ({@link Pipeline}, {@link Replayer}), refuses a log with more
- * unparseable lines than {@code --max-bad-lines}, then prints the
- * {@link Summary} and writes the {@code --json} ({@link JsonReport}) and {@code --html} ({@link HtmlReport}) reports.
+ * does ({@link ReplayConfig}), reads and orders the log ({@link LogReader}, {@link ReorderWindow}) on a reader thread,
+ * which also prepares each record ({@link Replayer#prepare}: its routes, its keys, and the hand-over to each policy
+ * alone), while the calling thread replays it in that order ({@link Pipeline}, {@link Replayer#accept}); refuses a log
+ * with more unparseable lines than {@code --max-bad-lines}, then prints the {@link Summary} and writes the
+ * {@code --json} ({@link JsonReport}) and {@code --html} ({@link HtmlReport}) reports.
  * Exit status: 0 done, 1 refused (configuration, input, bad lines), 2 usage.
  */
 public final class ReplayMain {
@@ -93,7 +95,7 @@ public final class ReplayMain {
             }
             Pipeline pipeline = new Pipeline();
             // matched, keyed and handed to each policy alone on the reader thread, in replay order; decided on this one
-            java.util.function.Consumer<LogRecord> sink = pipeline.sink();
+            Consumer<LogRecord> sink = pipeline.sink();
             ReorderWindow window = new ReorderWindow(options.reorderWindowNanos(), r -> {
                 replayer.prepare(r);
                 sink.accept(r);

@@ -55,9 +55,8 @@ public final class Replayer implements AutoCloseable {
     private final RecordParts parts;
     private final Map<String, PolicyStats> stats = new LinkedHashMap<>();
     private final Map<String, Alternatives> alternatives = new LinkedHashMap<>();
-    /** Decides each policy alone on a thread of its own. */
+    /** Decides each policy alone on a thread of its own; its end is the replay's ({@link #finish}). */
     private final AlternativesThread beside = new AlternativesThread();
-    private boolean finished;
     /** Most paths of one method whose rules are cached. */
     private static final int MATCH_CACHE_SIZE = 65_536;
     private final Map<String, Map<String, Rule[]>> matchCache = new HashMap<>();
@@ -130,7 +129,8 @@ public final class Replayer implements AutoCloseable {
      * so that matching and keying run beside the decisions.
      *
      * @param r the record, not earlier than the one prepared before
-     * @throws IllegalStateException after {@link #finish}, or if deciding a policy alone failed
+     * @throws IllegalStateException after {@link #finish} or {@link #close} (for a record with a rule's key), or if
+     *     deciding a policy alone failed
      */
     public void prepare(LogRecord r) {
         Rule[] matched = rulesOf(r.method(), r.path());
@@ -156,10 +156,10 @@ public final class Replayer implements AutoCloseable {
      *
      * @param r the record, not earlier than the one before, {@linkplain #prepare prepared} or not
      * @return what the service would have answered
-     * @throws IllegalStateException after {@link #finish}, or if deciding a policy alone failed
+     * @throws IllegalStateException after {@link #finish} or {@link #close}, or if deciding a policy alone failed
      */
     public Outcome accept(LogRecord r) {
-        if (finished) {
+        if (beside.finished()) {
             throw new IllegalStateException("the replay has finished: no request can be accepted");
         }
         requests++;
@@ -304,7 +304,6 @@ public final class Replayer implements AutoCloseable {
      * @throws IllegalStateException if deciding a policy alone failed, or after {@link #close()}
      */
     public void finish() {
-        finished = true;
         beside.finish();
     }
 

@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * Each policy alone decided on its own thread gives the counts of one thread deciding in order: a replay long
  * enough for the thread to start (several batches and a partial one), an error of the thread, and a close before
- * the end.
+ * the end; the replay, whose end is the thread's, accepts no request after it.
  */
 class AlternativesThreadTest {
     private static final Policy POLICY = Policy.builder("api").slidingWindowCounter(7, Duration.ofSeconds(10))
@@ -63,6 +63,24 @@ class AlternativesThreadTest {
                 .hasMessage("the alternatives were closed before every request was decided");
         assertThatThrownBy(() -> beside.add(new Alternatives(POLICY), "k", 1, 0))
                 .isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void theReplayAcceptsNoRequestAfterItsEnd() throws Exception {
+        ReplayConfig.Loaded loaded = ReplayConfig.load(Logs.resource("two-rules.yml"));
+        try (Replayer replayer = new Replayer(loaded.config(), loaded.policies())) {
+            assertThat(replayer.accept(record(0))).isEqualTo(Replayer.Outcome.ADMITTED);
+            replayer.finish();
+            assertThatThrownBy(() -> replayer.accept(record(1))).isInstanceOf(IllegalStateException.class)
+                    .hasMessage("the replay has finished: no request can be accepted");
+            assertThat(replayer.requests()).isEqualTo(1);
+            assertThat(replayer.alternatives("burst").variants().get(0).requests()).isEqualTo(1);
+        }
+    }
+
+    private static LogRecord record(int i) {
+        return new LogRecord(i + 1, i, 1_700_000_000L * SECOND + i * SECOND, "198.51.100.1", "GET", "/api/orders",
+                200, null);
     }
 
     private static List<List<Long>> counts(List<Alternatives.Variant> variants) {
