@@ -59,6 +59,12 @@ import java.util.function.Supplier;
  * ({@link Decisions#close}), so such a request consumed nothing anywhere (a denial and a peek consume nothing,
  * SPEC §3).
  *
+ * <p><b>Compatibility</b> ({@link RlsCompatibility}). Under {@code compatibility: reference} every descriptor is one
+ * hit instead ({@link Counting#EVERY_HIT}: counted whether or not it passes, each on its own, nothing given back; a
+ * peek is a hit of 0, OK at the limit) and the answer is shaped as envoyproxy/ratelimit shapes it
+ * ({@link RlsAnswers#referenceResponse}). Under either, {@code shadow-mode} answers an OVER_LIMIT call OK, keeping
+ * what its descriptors took.
+ *
  * <p><b>Time.</b> Each decision waits at most {@code gridlimit.grid-timeout}, and at most four fifths of what is
  * left of the call's gRPC deadline, so that the answer reaches Envoy before it gives up; a call whose deadline has
  * passed answers {@code DEADLINE_EXCEEDED}; a call the client cancels stops waiting at once and is not counted. A

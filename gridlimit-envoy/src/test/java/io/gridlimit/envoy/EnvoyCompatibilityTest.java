@@ -152,6 +152,28 @@ class EnvoyCompatibilityTest {
         assertThat(answer(rls.call("counting", d("shadow", "s")))).isEqualTo("OK [OK 0/1 per MINUTE]");
     }
 
+    /** The reference's read-then-increment race is not reproduced: concurrent hits of one key pass exactly the limit. */
+    @Test
+    void concurrentHitsOfOneKeyPassExactlyTheLimit() throws Exception {
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            List<java.util.concurrent.Future<RateLimitResponse.Code>> calls = new java.util.ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                calls.add(pool.submit(() -> rls.call("counting", d("foo", "race")).getOverallCode()));
+            }
+            int ok = 0;
+            for (var c : calls) {
+                ok += c.get() == RateLimitResponse.Code.OK ? 1 : 0;
+            }
+            assertThat(ok).isEqualTo(10);
+            // all 40 counted: a peek sees the window over its limit
+            assertThat(answer(rls.call("counting", d(0, "foo", "race")))).isEqualTo(
+                    "OVER_LIMIT [OVER_LIMIT 0/10 per MINUTE]");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void theGlobalShadowModeAnswersOkAndCountsInBothModes() {
         for (String mode : List.of("reference", "gridlimit")) {

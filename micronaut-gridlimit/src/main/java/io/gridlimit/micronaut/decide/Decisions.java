@@ -206,7 +206,7 @@ public final class Decisions {
     /** Records an answer and delivers it; an admission that meets a close is given back with its reason. */
     private void deliver(Pending p, Answer answer) {
         GridLimitMetrics.GiveBackReason back = null;
-        if (answer.admitted()) {
+        if (answer.admitted() && counting != Counting.EVERY_HIT) { // a hit has nothing to give back: not held
             synchronized (this) {
                 if (closed == null) {
                     admitted.add(answer);

@@ -78,6 +78,56 @@ class DecisionsTest {
     }
 
     @Test
+    void everyHitCountsEachRuleOnItsOwnAndNeverGivesBackEvenUnderTheLocalShare() {
+        Policy window = Policy.builder("window").fixedWindow(10, Duration.ofMinutes(1)).build();
+        LocalRateLimiter limiter = new LocalRateLimiter(100, clock);
+        Decider decider = new Decider(FailureMode.LOCAL, limiter, local, giveBacks,
+                new GridLimitMetrics(new SimpleMeterRegistry()));
+        Decisions decisions = decider.begin(Door.ENVOY, Counting.EVERY_HIT, Decider.NO_BUDGET, null, null);
+        Answer a = decisions.decide(new Ask(window, "a", 4)).join();
+        Answer b = decisions.decide(new Ask(window, "b", 11)).join();
+        assertThat(a.admitted()).isTrue();
+        assertThat(a.decision().reservation()).isNull();
+        assertThat(b.admitted()).isFalse();
+        decisions.close(GiveBackReason.DENIED);
+        decisions.close(GiveBackReason.FAILED);
+        assertThat(giveBacks.calls).isEmpty();
+        // both counted: a's 4 stand, b's denied 11 used its window up
+        assertThat(limiter.hit(window, "a", 0).remaining()).isEqualTo(6);
+        assertThat(limiter.hit(window, "b", 0).allowed()).isFalse();
+
+        // a grid that fails: the replica's share (10 / 2 replicas = 5 per minute) counts the hits the same way
+        RateLimiter failing = new RateLimiter() {
+            @Override
+            public Decision tryAcquire(Policy policy, String key, long cost) {
+                throw new IllegalStateException("down");
+            }
+
+            @Override
+            public CompletionStage<Decision> tryAcquireAsync(Policy policy, String key, long cost) {
+                return CompletableFuture.failedFuture(new IllegalStateException("down"));
+            }
+
+            @Override
+            public CompletionStage<Decision> hitAsync(Policy policy, String key, long cost,
+                                                      java.util.concurrent.Executor executor) {
+                return CompletableFuture.failedFuture(new IllegalStateException("down"));
+            }
+        };
+        Decider down = new Decider(FailureMode.LOCAL, failing, local, giveBacks,
+                new GridLimitMetrics(new SimpleMeterRegistry()));
+        Decisions fallback = down.begin(Door.ENVOY, Counting.EVERY_HIT, Decider.NO_BUDGET, null, null);
+        Answer over = fallback.decide(new Ask(window, "c", 6)).join();
+        assertThat(over.by()).isEqualTo(Answer.By.LOCAL);
+        assertThat(over.admitted()).isFalse();
+        Answer after = fallback.decide(new Ask(window, "c", 1)).join();
+        assertThat(after.admitted()).as("the denied 6 counted on the share of 5").isFalse();
+        assertThat(after.decision().limit()).isEqualTo(5);
+        decider.close();
+        down.close();
+    }
+
+    @Test
     void aClosedRequestGivesBackEveryAdmissionOnceAndSendsNothingMore() {
         Decisions decisions = decider(FailureMode.CLOSED).begin(Door.FILTER, Decider.NO_BUDGET, null, null);
         CompletableFuture<Answer> first = decisions.decide(new Ask(BUCKET, "a", 3));
