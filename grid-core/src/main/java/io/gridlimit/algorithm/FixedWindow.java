@@ -97,7 +97,9 @@ final class FixedWindow {
      * One hit of envoyproxy/ratelimit's counting (docs/SPEC.md §3, "Every hit counts"): the cost is counted whether
      * or not the request passes. With {@code count} the window's count before it, the count becomes
      * {@code min(count + c, 10^15)} (saturating: no limit is above 10^15, so a higher count answers alike); the hit
-     * passes iff {@code count + c <= L}; {@code remaining = max(0, L − count − c)}; {@code resetAfter = W − e} when
+     * passes iff {@code count + c <= L}; {@code remaining = L − count − c} when it passes, else what was left when
+     * it came, {@code max(0, L − count)}, as a denial reports it (so that a caller can tell how much of the hit was
+     * above the limit); {@code resetAfter = W − e} when
      * the new count is above 0, else 0; on a denial {@code retryAfter = W − e} for {@code c <= L}, none above. A
      * hit of cost 0 (a peek) passes iff {@code count <= L} and writes nothing (unless the state was rebased after a
      * clock step back, SPEC §2). Every other hit writes, a denied one too, with the TTL {@code W − e}.
@@ -117,7 +119,9 @@ final class FixedWindow {
         boolean allowed = c.count + cost <= limit;
         long reset = after > 0 ? untilWindowEndNanos : 0;
         long retry = allowed ? Decision.NO_RETRY : cost <= limit ? untilWindowEndNanos : Decision.NO_RETRY;
-        Decision d = new Decision(allowed, limit, Math.max(0, limit - c.count - cost), reset, retry, null);
+        // remaining: after the hit when it passes; when denied, what was left when it came (SPEC §3's denial)
+        Decision d = new Decision(allowed, limit, Math.max(0, limit - c.count - (allowed ? cost : 0)), reset, retry,
+                null);
         if (cost == 0 && !c.rebased) {
             return new Outcome(d, false, stored, 0);
         }

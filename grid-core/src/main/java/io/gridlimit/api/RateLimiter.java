@@ -161,8 +161,8 @@ public interface RateLimiter {
      * single fixed-window band; the hit passes iff the window's count before it plus {@code cost} is at most the
      * limit (so no window admits more than its limit), and its cost is added to the count either way, so a denied
      * hit uses up the window too (the count saturates at 10^15). A cost of 0 is a peek: it passes iff the count is
-     * at most the limit, and counts nothing. The decision's remaining is {@code max(0, limit − count)} after the
-     * hit, its resetAfter the time to the window's end (0 while the count is 0), its retryAfter the same on a
+     * at most the limit, and counts nothing. The decision's remaining is {@code limit − count} after a hit that
+     * passes, and on a denial what was left when it came ({@code max(0, limit − count)} before it), its resetAfter the time to the window's end (0 while the count is 0), its retryAfter the same on a
      * denial of a cost that can pass. One atomic step, like a decision; never coalesced, never taken from a lease,
      * no reservation (nothing of a hit can be given back: once sent, it counts, even when the caller stops
      * waiting).

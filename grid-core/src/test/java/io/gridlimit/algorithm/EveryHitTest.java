@@ -41,7 +41,7 @@ class EveryHitTest {
         assertThat(a.ttlNanos()).isEqualTo(8 * S);
         // 2 + 2 > 3: denied, and counted (the reference's INCRBY comes first)
         Outcome b = hit(a.state(), p, 2, K + 3 * S);
-        assertThat(b.decision()).isEqualTo(denied(3, 0, 7 * S, 7 * S));
+        assertThat(b.decision()).as("1 was left when it came").isEqualTo(denied(3, 1, 7 * S, 7 * S));
         assertThat(b.write()).isTrue();
         assertThat(b.state()).isEqualTo(new FixedWindowState(K + 3 * S, 4, 10 * S));
         // a hit of 1 that apply would admit (2 + 1 <= 3) is over here: the denied hit counted
@@ -113,7 +113,7 @@ class EveryHitTest {
         Outcome reserved = RateLimitAlgorithms.reserve(null, p, "k", 1, K, RandomGenerator.of("L64X128MixRandom"));
         assertThat(reserved.state()).isInstanceOf(ReservedState.class);
         Outcome h = hit(reserved.state(), p, 3, K + S);
-        assertThat(h.decision()).isEqualTo(denied(3, 0, 9 * S, 9 * S));
+        assertThat(h.decision()).isEqualTo(denied(3, 2, 9 * S, 9 * S));
         assertThat(h.state()).isInstanceOf(ReservedState.class);
         ReservedState r = (ReservedState) h.state();
         assertThat(r.inner()).isEqualTo(new FixedWindowState(K + S, 4, 10 * S));

@@ -104,6 +104,7 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
     private final TimeSource clock;
     private final RlsCompatibility compatibility;
     private final Counter globalShadow;
+    private final RlsStats stats;
 
     /**
      * @param rules the rules in force, read once per call (a reload applies to the calls that start after it)
@@ -147,6 +148,7 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                                  Decider decider, GridLimitMetrics metrics, JsonMapper json, TimeSource clock) {
         this.rules = rules;
         this.compatibility = compatibility;
+        this.stats = new RlsStats(metrics.registry(), compatibility.nearLimitRatio());
         this.globalShadow = Counter.builder(RlsCompatibility.GLOBAL_SHADOW)
                 .description("ShouldRateLimit calls over the limit answered OK by gridlimit.envoy-rls.shadow-mode")
                 .register(metrics.registry());
@@ -277,6 +279,7 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
         }
         boolean over = RlsOutcome.overLimit(outcomes);
         answers.count(outcomes);
+        stats.count(outcomes);
         if (over && compatibility.globalShadow() && !unavailable && !cancelled) {
             over = false; // answered OK: what the descriptors took stands (the statuses still show their codes)
             globalShadow.increment();

@@ -23,6 +23,7 @@ import java.util.List;
  *     merge-domain-config: false  # or MERGE_DOMAIN_CONFIG=true: one domain over several files
  *     compatibility: gridlimit    # or reference: envoyproxy/ratelimit's counting and answers
  *     shadow-mode: false          # or SHADOW_MODE=true: every OVER_LIMIT answered OK
+ *     near-limit-ratio: 0.8       # or NEAR_LIMIT_RATIO: near_limit in the reference's stats
  *     response-headers:           # compatibility: reference only (LIMIT_RESPONSE_HEADERS_ENABLED, …)
  *       enabled: false
  *       limit-header: RateLimit-Limit
@@ -47,6 +48,17 @@ public class EnvoyRlsProperties {
     private Boolean mergeDomainConfig;
     private String compatibility;
     private String shadowMode;
+    private String nearLimitRatio;
+
+    /** @return {@code gridlimit.envoy-rls.near-limit-ratio} as written, or null (checked by {@link RlsCompatibility}) */
+    public @Nullable String getNearLimitRatio() {
+        return nearLimitRatio;
+    }
+
+    /** @param nearLimitRatio the near-limit share of a limit, in [0, 1] */
+    public void setNearLimitRatio(@Nullable String nearLimitRatio) {
+        this.nearLimitRatio = nearLimitRatio;
+    }
     private ResponseHeaders responseHeaders = new ResponseHeaders();
 
     /** @return {@code gridlimit.envoy-rls.compatibility} as written, or null (checked by {@link RlsCompatibility}) */

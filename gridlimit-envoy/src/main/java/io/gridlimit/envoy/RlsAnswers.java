@@ -132,7 +132,9 @@ final class RlsAnswers {
                         : windowSeconds - Math.floorMod(Math.floorDiv(nowNanos, NANOS_PER_SECOND), windowSeconds);
                 s.setCode(o.denies() ? RateLimitResponse.Code.OVER_LIMIT : RateLimitResponse.Code.OK)
                         .setCurrentLimit(currentLimit(rule))
-                        .setLimitRemaining(blocked ? 0 : (int) Math.min(o.decision().remaining(), MAX_UINT32))
+                        // over its limit: 0, the reference's value (the decision tells what was left before the hit)
+                        .setLimitRemaining(blocked || o.over() ? 0 : (int) Math.min(o.decision().remaining(),
+                                MAX_UINT32))
                         .setDurationUntilReset(Duration.newBuilder().setSeconds(seconds));
                 if (Integer.compareUnsigned(s.getLimitRemaining(), minimumRemaining) < 0) {
                     minimum = s;

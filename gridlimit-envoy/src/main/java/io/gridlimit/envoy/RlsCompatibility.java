@@ -8,6 +8,7 @@ import io.gridlimit.envoy.config.RlsRule;
 import io.micronaut.core.value.PropertyResolver;
 import io.micronaut.core.annotation.Nullable;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -29,6 +30,8 @@ import java.util.Locale;
  *       ({@code LIMIT_RESET_HEADER}, {@code RateLimit-Reset}): the reference's three optional headers, only under
  *       {@code reference} (set under {@code gridlimit}, which writes SPEC §5's fields per {@code gridlimit.headers},
  *       they stop the boot naming them); a name is an RFC 9110 token, the three distinct in any case.</li>
+ *   <li>{@value #NEAR_LIMIT_PROPERTY} (alias {@code NEAR_LIMIT_RATIO}): the share of a limit above which hits count
+ *       as {@code near_limit} in the reference's stats ({@link RlsStats}), a decimal in [0, 1], default 0.8.</li>
  * </ul>
  *
  * @param reference whether {@value #MODE_PROPERTY} is {@code reference}
@@ -37,9 +40,10 @@ import java.util.Locale;
  * @param limitHeader the limit header's name
  * @param remainingHeader the remaining header's name
  * @param resetHeader the reset header's name
+ * @param nearLimitRatio the near-limit share of a limit, in [0, 1]
  */
 public record RlsCompatibility(boolean reference, boolean globalShadow, boolean headers, String limitHeader,
-                               String remainingHeader, String resetHeader) {
+                               String remainingHeader, String resetHeader, BigDecimal nearLimitRatio) {
     /** {@code gridlimit} or {@code reference}. */
     public static final String MODE_PROPERTY = EnvoyRlsProperties.PREFIX + ".compatibility";
     /** The global shadow mode. */
@@ -53,12 +57,16 @@ public record RlsCompatibility(boolean reference, boolean globalShadow, boolean 
             + ".response-headers.remaining-header";
     /** The reset header's name. */
     public static final String RESET_HEADER_PROPERTY = EnvoyRlsProperties.PREFIX + ".response-headers.reset-header";
+    /** The near-limit share of a limit for the reference's stats. */
+    public static final String NEAR_LIMIT_PROPERTY = EnvoyRlsProperties.PREFIX + ".near-limit-ratio";
+    /** envoyproxy/ratelimit's default near-limit share. */
+    public static final BigDecimal DEFAULT_NEAR_LIMIT_RATIO = new BigDecimal("0.8");
     /** Calls answered OK by the global shadow mode although OVER_LIMIT (counter, no tags). */
     public static final String GLOBAL_SHADOW = "gridlimit.envoy.global.shadow.mode";
 
     /** Today's counting and answers, without a global shadow mode. */
     public static final RlsCompatibility GRIDLIMIT = new RlsCompatibility(false, false, false, "RateLimit-Limit",
-            "RateLimit-Remaining", "RateLimit-Reset");
+            "RateLimit-Remaining", "RateLimit-Reset", DEFAULT_NEAR_LIMIT_RATIO);
 
     /**
      * Reads and checks the settings.
@@ -108,7 +116,17 @@ public record RlsCompatibility(boolean reference, boolean globalShadow, boolean 
             }
             headers = false;
         }
-        return new RlsCompatibility(reference, shadow, headers, values[0], values[1], values[2]);
+        Setting ratio = Setting.of(properties, NEAR_LIMIT_PROPERTY, "NEAR_LIMIT_RATIO");
+        BigDecimal near = DEFAULT_NEAR_LIMIT_RATIO;
+        if (ratio.text != null) {
+            BigDecimal v = ratio.text.matches("[0-9]*\\.?[0-9]+|[0-9]+\\.") ? new BigDecimal(ratio.text) : null;
+            if (v == null || v.compareTo(BigDecimal.ONE) > 0) {
+                errors.add(ratio.where + ": '" + ratio.raw + "' is not a decimal in [0, 1]");
+            } else {
+                near = v;
+            }
+        }
+        return new RlsCompatibility(reference, shadow, headers, values[0], values[1], values[2], near);
     }
 
     /**

@@ -68,7 +68,7 @@ final class RlsOverrides {
         Policy policy = rpu == 0 ? null : Policy.builder(name).single(Band.fixedWindow(name, rpu, unit.length()))
                 .build();
         RlsRule rule = new RlsRule(domain.name(), path + " (limit override)", policy, name, unit, rpu,
-                rpu == 0 ? RlsRule.Kind.BLOCKED : RlsRule.Kind.LIMITED, false, false, null, List.of());
+                rpu == 0 ? RlsRule.Kind.BLOCKED : RlsRule.Kind.LIMITED, false, false, null, List.of(), List.of());
         return new RlsMatch(rule, keys, values);
     }
 }

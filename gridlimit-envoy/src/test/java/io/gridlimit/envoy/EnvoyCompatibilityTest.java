@@ -70,6 +70,9 @@ class EnvoyCompatibilityTest {
 
     @Test
     void everyHitCountsOverTheLimitToo() {
+        // the rule's series is shared with the other tests' keys of the rule: compared from here on
+        double[] before = {stat("total_hits", "hits"), stat("within_limit", "hits"), stat("over_limit", "hits"),
+            stat("near_limit", "hits"), stat("shadow_mode", "hits")};
         RateLimitResponse first = rls.call("counting", d(2, "hits", "a"));
         assertThat(answer(first)).isEqualTo("OK [OK 1/3 per MINUTE]");
         assertThat(first.getStatuses(0).getDurationUntilReset().getSeconds()).isEqualTo(58);
@@ -90,6 +93,20 @@ class EnvoyCompatibilityTest {
         assertThat(answer(rls.call("counting", 3, d("hits", "a")))).isEqualTo("OK [OK 0/3 per MINUTE]");
         assertThat(answer(rls.call("counting", d(0, "hits", "a")))).isEqualTo("OK [OK 0/3 per MINUTE]");
         assertThat(denied("counting.hits")).isEqualTo(2.0); // the peeks are not counted
+        // the reference's stats, worked by hand (near limit: floor(3 × 0.8) = 2): hits 2 within; 2 over with 1
+        // above the limit and 1 near it; 1 over; 3 within, 1 of them above 2
+        assertThat(stat("total_hits", "hits") - Math.max(0, before[0])).isEqualTo(8.0);
+        assertThat(stat("within_limit", "hits") - Math.max(0, before[1])).isEqualTo(5.0);
+        assertThat(stat("over_limit", "hits") - Math.max(0, before[2])).isEqualTo(2.0);
+        assertThat(stat("near_limit", "hits") - Math.max(0, before[3])).isEqualTo(2.0);
+        assertThat(stat("shadow_mode", "hits")).isZero();
+    }
+
+    /** One of the reference's stats of a one-level rule of domain counting (its key2 empty). */
+    private static double stat(String name, String key1) {
+        var g = rls.context.getBean(MeterRegistry.class).find(RlsStats.PREFIX + name).tag("domain", "counting")
+                .tag("key1", key1).tag("key2", "").gauge();
+        return g == null ? -1 : g.value();
     }
 
     private static double denied(String policy) {
@@ -147,9 +164,11 @@ class EnvoyCompatibilityTest {
         // all of them over, beside a descriptor under its limit: OVER_LIMIT (TestServiceQuotaModeOnlyAllOverTheLimit)
         assertThat(answer(rls.call("counting", d("quota", "q"), d("foo", "h")))).isEqualTo(
                 "OVER_LIMIT [OVER_LIMIT 0/1 per SECOND, OK 9/10 per MINUTE]");
-        // shadow mode: over its limit, answered OK
+        // shadow mode: over its limit, answered OK, counted in shadow_mode
+        double shadowBefore = stat("shadow_mode", "shadow");
         assertThat(answer(rls.call("counting", d("shadow", "s")))).isEqualTo("OK [OK 0/1 per MINUTE]");
         assertThat(answer(rls.call("counting", d("shadow", "s")))).isEqualTo("OK [OK 0/1 per MINUTE]");
+        assertThat(stat("shadow_mode", "shadow") - Math.max(0, shadowBefore)).isEqualTo(1.0);
     }
 
     /** The reference's read-then-increment race is not reproduced: concurrent hits of one key pass exactly the limit. */

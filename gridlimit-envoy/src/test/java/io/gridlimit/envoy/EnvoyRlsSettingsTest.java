@@ -264,7 +264,8 @@ class EnvoyRlsSettingsTest {
         try (Rls rls = Rls.client(ApplicationContext.run(p), Integer.parseInt((String) p.get(
                 "gridlimit.envoy-rls.port")))) {
             assertThat(rls.context.getBean(EnvoyRlsSettings.class).compatibility()).isEqualTo(
-                    new RlsCompatibility(true, false, true, "RateLimit-Limit", "RateLimit-Remaining", "X-Reset"));
+                    new RlsCompatibility(true, false, true, "RateLimit-Limit", "RateLimit-Remaining", "X-Reset",
+                            new java.math.BigDecimal("0.8")));
         }
     }
 

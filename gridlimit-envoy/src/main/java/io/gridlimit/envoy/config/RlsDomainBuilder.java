@@ -79,7 +79,7 @@ final class RlsDomainBuilder {
             Policy policy = p.band() == null ? null : Policy.builder(name).single(p.band().withName(name)).build();
             rules.put(p, new RlsRule(p.domain(), display(p.path()), policy, name, p.unit(), p.requestsPerUnit(),
                     policy == null ? RlsRule.Kind.BLOCKED : RlsRule.Kind.LIMITED, p.shadow(), p.quotaMode(), p.name(),
-                    p.replaces()));
+                    p.replaces(), RlsDrafts.statsLevels(p.path())));
         }
         return rules;
     }

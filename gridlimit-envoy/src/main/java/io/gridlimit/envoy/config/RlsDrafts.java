@@ -38,6 +38,18 @@ final class RlsDrafts {
     }
 
     /**
+     * @param path a descriptor path
+     * @return its levels as envoyproxy/ratelimit's stats keys name them: {@code key}, or {@code key_value}
+     */
+    static List<String> statsLevels(List<Segment> path) {
+        List<String> levels = new java.util.ArrayList<>(path.size());
+        for (Segment s : path) {
+            levels.add(s.value() == null ? s.key() : s.key() + "_" + s.value());
+        }
+        return levels;
+    }
+
+    /**
      * One entry of a descriptor path.
      *
      * @param key the descriptor key ({@code ?} in messages when it is missing)

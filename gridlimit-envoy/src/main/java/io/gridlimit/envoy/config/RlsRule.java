@@ -24,10 +24,13 @@ import java.util.Objects;
  *                  quota-mode descriptor of the request is over its limit (docs/SPEC.md §12, "Decisions")
  * @param name the optional {@code rate_limit.name} ({@code replaces} refers to it), else null
  * @param replaces the names this rule replaces when both match one request
+ * @param statsLevels the descriptor path's levels as envoyproxy/ratelimit's stats name them ({@code key}, or
+ *                    {@code key_value} with the value as configured, a wildcard's pattern included); empty for a
+ *                    per-request limit override, which has no configured path and no such stats
  */
 public record RlsRule(String domain, String path, @Nullable Policy policy, @Nullable String policyName,
                       @Nullable RlsUnit unit, long requestsPerUnit, Kind kind, boolean shadow, boolean quotaMode,
-                      @Nullable String name, List<String> replaces) {
+                      @Nullable String name, List<String> replaces, List<String> statsLevels) {
     /** What a rule does with the descriptors it applies to. */
     public enum Kind {
         /** Decided by its policy on the grid. */
@@ -49,6 +52,7 @@ public record RlsRule(String domain, String path, @Nullable Policy policy, @Null
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(kind, "kind");
         replaces = List.copyOf(replaces);
+        statsLevels = List.copyOf(statsLevels);
         boolean fits = switch (kind) {
             case LIMITED -> policy != null && unit != null && policy.name().equals(policyName);
             case BLOCKED -> policy == null && unit != null && policyName != null && requestsPerUnit == 0;

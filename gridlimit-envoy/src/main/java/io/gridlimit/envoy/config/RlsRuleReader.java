@@ -100,7 +100,7 @@ final class RlsRuleReader {
             }
             return errors.size() > before ? null
                     : new RlsRule(domain, display(path), null, null, null, 0, RlsRule.Kind.UNLIMITED, shadow,
-                    quotaMode, name, replaces);
+                    quotaMode, name, replaces, RlsDrafts.statsLevels(path));
         }
         String unitText = fields.scalar(here, "rate_limit.unit", r.get("unit"));
         RlsUnit unit = unitText == null ? null : RlsUnit.parse(unitText);
