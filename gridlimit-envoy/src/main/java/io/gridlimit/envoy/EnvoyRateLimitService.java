@@ -279,7 +279,6 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
         }
         boolean over = RlsOutcome.overLimit(outcomes);
         answers.count(outcomes);
-        stats.count(outcomes);
         if (over && compatibility.globalShadow() && !unavailable && !cancelled) {
             over = false; // answered OK: what the descriptors took stands (the statuses still show their codes)
             globalShadow.increment();
@@ -299,6 +298,7 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                     .asRuntimeException());
             return;
         }
+        stats.count(outcomes); // the reference's stats, of calls answered with statuses
         RateLimitResponse response = compatibility.reference()
                 ? answers.referenceResponse(matched, outcomes, over, clock.nowNanos())
                 : answers.response(matched, outcomes, over);

@@ -238,6 +238,10 @@ class EnvoyRlsSettingsTest {
                 "gridlimit.envoy-rls.shadow-mode: 'yes' is not true or false");
         assertThat(bootError(props("shadow.mode", "on"))).contains(
                 "SHADOW_MODE (alias of gridlimit.envoy-rls.shadow-mode): 'on' is not true or false");
+        assertThat(bootError(props(RlsCompatibility.NEAR_LIMIT_PROPERTY, "1.5"))).contains(
+                "gridlimit.envoy-rls.near-limit-ratio: '1.5' is not a decimal in [0, 1]");
+        assertThat(bootError(props("near.limit.ratio", "-0.1"))).contains(
+                "NEAR_LIMIT_RATIO (alias of gridlimit.envoy-rls.near-limit-ratio): '-0.1' is not a decimal in [0, 1]");
         // the reference's headers under GridLimit's own answers: refused, never silently ignored
         assertThat(bootError(props("limit.response.headers.enabled", "true"))).contains(
                 "LIMIT_RESPONSE_HEADERS_ENABLED (alias of gridlimit.envoy-rls.response-headers.enabled): 'true' "
