@@ -64,6 +64,10 @@ public record RlsCompatibility(boolean reference, boolean globalShadow, boolean 
     /** Calls answered OK by the global shadow mode although OVER_LIMIT (counter, no tags). */
     public static final String GLOBAL_SHADOW = "gridlimit.envoy.global.shadow.mode";
 
+    /** Header names the reference's headers may not take: the message's framing and connection (RFC 9110 §7.6.1). */
+    private static final List<String> RESERVED = List.of("content-length", "transfer-encoding", "connection",
+            "keep-alive", "proxy-connection", "te", "trailer", "upgrade", "host", "content-type");
+
     /** Today's counting and answers, without a global shadow mode. */
     public static final RlsCompatibility GRIDLIMIT = new RlsCompatibility(false, false, false, "RateLimit-Limit",
             "RateLimit-Remaining", "RateLimit-Reset", DEFAULT_NEAR_LIMIT_RATIO);
@@ -91,21 +95,29 @@ public record RlsCompatibility(boolean reference, boolean globalShadow, boolean 
             Setting.of(properties, RESET_HEADER_PROPERTY, "LIMIT_RESET_HEADER")};
         String[] values = {GRIDLIMIT.limitHeader, GRIDLIMIT.remainingHeader, GRIDLIMIT.resetHeader};
         boolean headers = enabled.bool(errors);
-        List<String> seen = new ArrayList<>();
         for (int i = 0; i < names.length; i++) {
             Setting s = names[i];
             if (s.text == null) {
-                seen.add(values[i].toLowerCase(Locale.ROOT));
                 continue;
             }
             if (!s.text.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
                 errors.add(s.where + ": '" + s.raw + "' is not a header name (an RFC 9110 token)");
-            } else if (seen.contains(s.text.toLowerCase(Locale.ROOT))) {
-                errors.add(s.where + ": '" + s.raw + "' is the name of another of the three headers");
+            } else if (RESERVED.contains(s.text.toLowerCase(Locale.ROOT))) {
+                errors.add(s.where + ": '" + s.raw + "' is a header of the message's framing or connection, "
+                        + "which the limit's value must not replace");
             } else {
                 values[i] = s.text;
             }
-            seen.add(s.text.toLowerCase(Locale.ROOT));
+        }
+        for (int i = 0; i < names.length; i++) {
+            for (int j = 0; j < names.length; j++) {
+                // the three names as they will be sent, defaults included, distinct in any case
+                if (i != j && names[i].text != null && values[i].equalsIgnoreCase(values[j])
+                        && (names[j].text == null || i > j)) {
+                    errors.add(names[i].where + ": '" + names[i].raw + "' is the name of another of the three "
+                            + "headers");
+                }
+            }
         }
         if (!reference) {
             for (Setting s : List.of(enabled, names[0], names[1], names[2])) {

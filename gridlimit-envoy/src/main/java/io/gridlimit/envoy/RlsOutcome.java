@@ -78,12 +78,13 @@ record RlsOutcome(Check check, @Nullable Decision decision, Source source, @Null
 
     /**
      * @return whether the descriptor is over its limit: denied, or for a peek nothing remaining; under
-     *     {@code reference} a peek is over only when the count is above the limit, and a peek at a block list is
-     *     OK (0 counted is not above 0), as envoyproxy/ratelimit decides
+     *     {@code reference} a peek is over only when the count is above the limit, as envoyproxy/ratelimit
+     *     decides; a block list always (nothing is stored for it, so a peek cannot tell whether it was hit in this
+     *     window, where the reference answers OK: this errs towards denying)
      */
     boolean over() {
         if (source == Source.BLOCKED) {
-            return !(check.reference() && check.peek());
+            return true;
         }
         if (decision == null) {
             return false;

@@ -251,6 +251,15 @@ class EnvoyRlsSettingsTest {
         assertThat(bootError(props(mode, "reference", "limit.remaining.header", "ratelimit-limit"))).contains(
                 "LIMIT_REMAINING_HEADER (alias of gridlimit.envoy-rls.response-headers.remaining-header): "
                         + "'ratelimit-limit' is the name of another of the three headers");
+        // a name clashing with a later header's default, and a framing header (found by attack: both booted)
+        assertThat(bootError(props(mode, "reference", RlsCompatibility.LIMIT_HEADER_PROPERTY,
+                "RateLimit-Remaining"))).contains("gridlimit.envoy-rls.response-headers.limit-header: "
+                + "'RateLimit-Remaining' is the name of another of the three headers");
+        assertThat(bootError(props(mode, "reference", "limit.limit.header", "ratelimit-reset"))).contains(
+                "LIMIT_LIMIT_HEADER (alias of gridlimit.envoy-rls.response-headers.limit-header): 'ratelimit-reset' "
+                        + "is the name of another of the three headers");
+        assertThat(bootError(props(mode, "reference", RlsCompatibility.RESET_HEADER_PROPERTY, "Content-Length")))
+                .contains("'Content-Length' is a header of the message's framing or connection");
         // an unknown name under a section is an unknown property (found here: it was "'{colour=red}' is not a whole
         // number", naming the section)
         for (String section : List.of("response-headers", "tls")) {
