@@ -227,7 +227,7 @@ public class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitService
                     continue;
                 }
                 int index = i;
-                decided.add(decisions.decide(new Ask(rule.policy(), check.key(), check.asked()))
+                decided.add(decisions.decide(new Ask(rule.policy(), found[index].state(), check.key(), check.asked()))
                         .thenApply(a -> outcomes[index] = RlsOutcome.of(check, a, decider.failureMode())));
             }
         }

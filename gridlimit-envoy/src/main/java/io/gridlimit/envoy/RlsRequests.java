@@ -125,8 +125,12 @@ final class RlsRequests {
         for (int i = 0; i < n; i++) {
             RateLimitDescriptor d = request.getDescriptors(i);
             // an override replaces whatever the descriptor matches, as envoyproxy/ratelimit's GetLimit does
-            matched[i] = d.hasLimit() ? RlsOverrides.match(domain, d, keys(d), values(d))
-                    : rules.match(domain, keys(d), values(d));
+            List<String> keys = keys(d);
+            List<String> values = values(d);
+            matched[i] = rules.match(domain, keys, values);
+            if (d.hasLimit()) {
+                matched[i] = RlsOverrides.match(domain, d, keys, values, matched[i]);
+            }
             if (matched[i] != null) {
                 replaced.addAll(matched[i].rule().replaces());
             }

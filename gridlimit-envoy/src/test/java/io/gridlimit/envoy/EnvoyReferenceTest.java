@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import static io.gridlimit.envoy.Rls.d;
+import static io.gridlimit.envoy.Rls.override;
 import static io.gridlimit.envoy.Rls.headers;
 import static io.gridlimit.envoy.Rls.statuses;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -193,11 +194,6 @@ class EnvoyReferenceTest {
                 .isEqualTo("key4_rate_limit");
     }
 
-    private static RateLimitDescriptor override(RateLimitDescriptor d, int requestsPerUnit, RateLimitUnit unit) {
-        return d.toBuilder().setLimit(RateLimitDescriptor.RateLimitOverride.newBuilder()
-                .setRequestsPerUnit(requestsPerUnit).setUnit(unit)).build();
-    }
-
     @Test
     void aLimitOverrideReplacesTheRuleAndOverridesOfOneUnitShareTheDescriptorsCounter() {
         // TestConfigLimitOverride, answered: the override replaces the rule the descriptor matches (5 per second)
@@ -231,6 +227,30 @@ class EnvoyReferenceTest {
         assertThat(rls.sequence(1, "nobody", override(d("key2", "x"), 1, RateLimitUnit.SECOND))).containsExactly(
                 "OK [OK 0]");
         assertThat(decisions("basic.limit-day", "allowed")).isEqualTo(3.0);
+    }
+
+    @Test
+    void anOverrideOfTheRulesUnitCountsOnTheRulesCounter() {
+        // the reference's cache key is domain, entries and window start: key3's rule (1 per hour) and an override of
+        // hours on the same entries are one counter, so the override never lifts a rule the hour has used up
+        RateLimitDescriptor lift = d("key3", "lift");
+        double allowedBefore = decisions("basic.limit-hour", "allowed");
+        assertThat(rls.sequence(2, "basic", lift)).containsExactly("OK [OK 0/1 per HOUR]",
+                "OVER_LIMIT [OVER_LIMIT 0/1 per HOUR]");
+        // gridlimit counting: the denied hit consumed nothing, so 1 of the override's 3 is used
+        assertThat(rls.sequence(3, "basic", override(lift, 3, RateLimitUnit.HOUR))).containsExactly(
+                "OK [OK 1/3 per HOUR]", "OK [OK 0/3 per HOUR]", "OVER_LIMIT [OVER_LIMIT 0/3 per HOUR]");
+        assertThat(rls.sequence(1, "basic", lift)).containsExactly("OVER_LIMIT [OVER_LIMIT 0/1 per HOUR]");
+        // another unit: the override's own counter, as there (another window start)
+        assertThat(rls.sequence(1, "basic", override(lift, 3, RateLimitUnit.MINUTE))).containsExactly(
+                "OK [OK 2/3 per MINUTE]");
+        // the override is still metered under its own name
+        assertThat(decisions("basic.limit-hour", "allowed") - allowedBefore).isEqualTo(2.0);
+        // a share_threshold rule counts on its pattern, the override on the raw value: two counters, as there
+        assertThat(rls.sequence(3, "share_threshold", d("files", "files/lift"))).containsExactly(
+                "OK [OK 2/3 per MINUTE]", "OK [OK 1/3 per MINUTE]", "OK [OK 0/3 per MINUTE]");
+        assertThat(rls.sequence(1, "share_threshold", override(d("files", "files/lift"), 3, RateLimitUnit.MINUTE)))
+                .containsExactly("OK [OK 2/3 per MINUTE]");
     }
 
     @Test

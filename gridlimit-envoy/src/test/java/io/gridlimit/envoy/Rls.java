@@ -6,6 +6,7 @@ import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import io.envoyproxy.envoy.type.v3.RateLimitUnit;
 import io.gridlimit.micronaut.support.Ports;
 import io.gridlimit.time.ManualTimeSource;
 import io.grpc.ManagedChannel;
@@ -74,6 +75,12 @@ final class Rls implements AutoCloseable {
     /** A descriptor with its own hits_addend. */
     static RateLimitDescriptor d(long hits, String... keyValues) {
         return d(keyValues).toBuilder().setHitsAddend(UInt64Value.of(hits)).build();
+    }
+
+    /** A descriptor with a per-request limit override ({@code RateLimitDescriptor.limit}, Envoy's limit action). */
+    static RateLimitDescriptor override(RateLimitDescriptor d, int requestsPerUnit, RateLimitUnit unit) {
+        return d.toBuilder().setLimit(RateLimitDescriptor.RateLimitOverride.newBuilder()
+                .setRequestsPerUnit(requestsPerUnit).setUnit(unit)).build();
     }
 
     RateLimitResponse call(String domain, RateLimitDescriptor... descriptors) {
