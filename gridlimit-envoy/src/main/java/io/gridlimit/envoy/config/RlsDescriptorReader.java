@@ -60,7 +60,7 @@ final class RlsDescriptorReader {
     Map<String, Draft> level(String context, String domain, @Nullable Object list, String listPath,
                              List<Segment> parents) {
         Map<String, Draft> out = new LinkedHashMap<>();
-        if (list == null || (list instanceof String s && s.isEmpty()) || fields.yamlNull(context, listPath, list)) {
+        if (list == null || (list instanceof String s && s.isEmpty()) || fields.yamlNull(context, listPath, list, "no descriptors")) {
             return out;
         }
         if (!(list instanceof List<?> items)) {
@@ -113,7 +113,7 @@ final class RlsDescriptorReader {
             Object metadata = d.get("metadata");
             // envoyproxy/ratelimit returns metadata as dynamic metadata only when RESPONSE_DYNAMIC_METADATA is
             // set; GridLimit sends none: a map is accepted (its contents are free), anything else refused as there
-            if (metadata != null && !fields.yamlNull(here, "metadata", metadata) && !(metadata instanceof Map<?, ?>)) {
+            if (metadata != null && !fields.yamlNull(here, "metadata", metadata, "no metadata") && !(metadata instanceof Map<?, ?>)) {
                 errors.add(here + ": metadata is not a map; write a map (GridLimit sends no dynamic metadata: it is "
                         + "accepted and not used)");
             }
@@ -122,7 +122,9 @@ final class RlsDescriptorReader {
             if (d.get("rate_limit") != null) {
                 rule = rules.rule(here, domain, path, d.get("rate_limit"), shadow, quotaMode);
             } else if (shadow) {
-                errors.add(here + ": shadow_mode: true without a rate_limit has nothing to shadow");
+                // envoyproxy/ratelimit loads it: shadow_mode belongs to a rate limit, and there is none
+                fields.warn(here + ": shadow_mode: true without a rate_limit shadows nothing, as envoyproxy/ratelimit "
+                        + "reads it: move it beside the rate_limit it is meant for");
             }
             Map<String, Draft> children = level(context, domain, d.get("descriptors"), at + ".descriptors", path);
             String id = RlsNode.id(key, value);

@@ -12,8 +12,9 @@ import java.util.regex.Pattern;
 /**
  * Reads one field of a parsed YAML map ({@link RlsYaml}) as text, boolean or whole number, as docs/SPEC.md §12
  * says: "Scalars are text as written (…), booleans {@code true}/{@code false}, integers decimal; a plain YAML null
- * (…) and an explicitly tagged value (…) are refused where they stand". Never throws: each refusal is recorded in
- * the reader's error list, prefixed by {@code here} (the file, domain and descriptor path of the field), and the
+ * (…) is the field's zero value, as envoyproxy/ratelimit reads it, with a boot warning (refused in GridLimit's
+ * extension), and an explicitly tagged value (…) is refused where it stands". Never throws: each refusal is recorded
+ * in the reader's error list, prefixed by {@code here} (the file, domain and descriptor path of the field), and the
  * field reads as absent (null). Not thread-safe: one instance per {@link RlsConfigReader}.
  */
 final class RlsFields {
@@ -72,28 +73,44 @@ final class RlsFields {
         if (value == null || value instanceof String) {
             return (String) value;
         }
-        if (!yamlNull(here, field, value) && !tagged(here, field, value, "one text")) {
+        if (!yamlNull(here, field, value, "empty, as if it were left out") && !tagged(here, field, value, "one text")) {
             errors.add(here + ": " + field + " is a " + (value instanceof List ? "list" : "map") + "; write one text");
         }
         return null;
     }
 
     /**
-     * Refuses a plain {@code null}, {@code Null}, {@code NULL} or {@code ~}: envoyproxy/ratelimit (Go's YAML) reads
-     * it as "not set", a reader of the file may read it as the text; neither is silently chosen.
+     * A plain {@code null}, {@code Null}, {@code NULL} or {@code ~}: in a field of envoyproxy/ratelimit's format it
+     * is read as there (Go's YAML gives the field its zero value: empty text, {@code false}, 0, no list, no map),
+     * with a boot warning naming the field and that reading, since a reader of the file may take it for the text;
+     * in GridLimit's own extension ({@code rate_limit.gridlimit…}) it is refused (docs/SPEC.md §12, "Configuration,
+     * read unchanged").
      *
      * @param here the file, domain and descriptor of the field, as messages show it
      * @param field the field's path
      * @param value the parsed value, not null
-     * @return whether {@code value} is YAML's null (then an error is recorded)
+     * @param reading what the reference reads it as, for the warning, e.g. {@code false}
+     * @return whether {@code value} is YAML's null (then a warning or an error is recorded): the caller reads the
+     *     field as that zero value, or as refused in the extension ({@link #extension})
      */
-    boolean yamlNull(String here, String field, Object value) {
+    boolean yamlNull(String here, String field, Object value, String reading) {
         if (!(value instanceof YamlNull n)) {
             return false;
         }
-        errors.add(here + ": " + field + ": '" + n.text() + "' is YAML's null; leave the field out, or quote it ('"
-                + n.text() + "') to mean the text");
+        if (extension(field)) {
+            errors.add(here + ": " + field + ": '" + n.text() + "' is YAML's null; leave the field out, or quote it ('"
+                    + n.text() + "') to mean the text");
+        } else {
+            warnings.add(here + ": " + field + ": '" + n.text() + "' is YAML's null, read as envoyproxy/ratelimit "
+                    + "reads it: " + reading + " (leave the field out, or quote it, '" + n.text() + "', to mean the "
+                    + "text)");
+        }
         return true;
+    }
+
+    /** @return whether {@code field} is in GridLimit's extension ({@code rate_limit.gridlimit…}), not the reference's */
+    static boolean extension(String field) {
+        return field.startsWith("rate_limit.gridlimit");
     }
 
     /**
@@ -127,7 +144,10 @@ final class RlsFields {
         if (value instanceof String s && s.matches("(?i)true|false")) {
             return Boolean.parseBoolean(s);
         }
-        if (yamlNull(here, field, value) || tagged(here, field, value, "true or false")) {
+        if (yamlNull(here, field, value, "false")) {
+            return extension(field) ? null : Boolean.FALSE;
+        }
+        if (tagged(here, field, value, "true or false")) {
             return null;
         }
         errors.add(here + ": " + field + ": '" + value + "' is not true or false");
@@ -152,7 +172,10 @@ final class RlsFields {
             BigInteger v = new BigInteger(s.trim());
             return v.compareTo(BigInteger.valueOf(Long.MAX_VALUE)) > 0 ? Long.MAX_VALUE : v.longValue();
         }
-        if (yamlNull(here, field, value) || tagged(here, field, value, "a whole number")) {
+        if (yamlNull(here, field, value, "0")) {
+            return extension(field) ? null : 0L;
+        }
+        if (tagged(here, field, value, "a whole number")) {
             return null;
         }
         errors.add(here + ": " + field + ": '" + value + "' is not a whole number");

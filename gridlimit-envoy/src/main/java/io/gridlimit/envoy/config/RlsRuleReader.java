@@ -64,7 +64,7 @@ final class RlsRuleReader {
      */
     @Nullable Object rule(String here, String domain, List<Segment> path, Object block, boolean shadow,
                           boolean quotaMode) {
-        if (fields.yamlNull(here, "rate_limit", block)) {
+        if (fields.yamlNull(here, "rate_limit", block, "no rate_limit, so the descriptor is not limited")) {
             return null;
         }
         if (!(block instanceof Map<?, ?> r)) {
@@ -110,8 +110,12 @@ final class RlsRuleReader {
         }
         Long rpu = fields.integer(here, "rate_limit.requests_per_unit", r.get("requests_per_unit"));
         if (rpu == null && !r.containsKey("requests_per_unit")) {
-            errors.add(here + ": rate_limit.requests_per_unit is missing");
-        } else if (rpu != null && rpu > MAX_REQUESTS_PER_UNIT) {
+            // Go's zero value, as envoyproxy/ratelimit reads it: a block list (denies, never lets through)
+            fields.warn(here + ": rate_limit.requests_per_unit is missing, read as envoyproxy/ratelimit reads it: 0, "
+                    + "a block list, so every request it matches is OVER_LIMIT");
+            rpu = 0L;
+        }
+        if (rpu != null && rpu > MAX_REQUESTS_PER_UNIT) {
             errors.add(here + ": rate_limit.requests_per_unit: '" + String.valueOf(r.get("requests_per_unit")).trim()
                     + "' is outside [0, " + MAX_REQUESTS_PER_UNIT + "]");
             rpu = null;
@@ -123,7 +127,7 @@ final class RlsRuleReader {
         Algorithm algorithm = Algorithm.FIXED_WINDOW;
         Long capacity = null;
         Object ext = r.get("gridlimit");
-        if (ext != null && !fields.yamlNull(here, "rate_limit.gridlimit", ext)) {
+        if (ext != null && !fields.yamlNull(here, "rate_limit.gridlimit", ext, "")) {
             if (!(ext instanceof Map<?, ?> e)) {
                 errors.add(here + ": rate_limit.gridlimit is not a map (algorithm, capacity)");
             } else {
@@ -195,7 +199,7 @@ final class RlsRuleReader {
     private List<String> replaces(String here, @Nullable Object value, @Nullable String own) {
         List<String> out = new ArrayList<>();
         if (value == null || (value instanceof String s && s.isEmpty())
-                || fields.yamlNull(here, "rate_limit.replaces", value)) {
+                || fields.yamlNull(here, "rate_limit.replaces", value, "replaces nothing")) {
             return out;
         }
         if (!(value instanceof List<?> list)) {

@@ -183,7 +183,14 @@ class RlsConfigReaderTest {
                     rate_limit: {unit: second, requests_per_second: 5}
                 """)).contains("descriptor k (descriptors[0]): rate_limit.requests_per_second: unknown field "
                 + "(known: gridlimit, name, replaces, requests_per_unit, unit, unlimited)")
-                .contains("rate_limit.requests_per_unit is missing");
+                .doesNotContain("requests_per_unit is missing");
+        // a missing requests_per_unit is Go's 0 there: a block list, loaded so and warned of
+        String f = write("missing.yaml", "domain: d\ndescriptors:\n  - key: k\n    rate_limit: {unit: second}\n");
+        RlsConfig missing = read(f);
+        assertThat(missing.rules()).singleElement().satisfies(r -> assertThat(r.blocked()).isTrue());
+        assertThat(missing.warnings()).containsExactly(f + ": domain 'd', descriptor k (descriptors[0]): "
+                + "rate_limit.requests_per_unit is missing, read as envoyproxy/ratelimit reads it: 0, a block list, "
+                + "so every request it matches is OVER_LIMIT");
         // read as envoyproxy/ratelimit reads them: quota_mode served, the metric flags and metadata without effect
         assertThat(read(write("flags.yaml", """
                 domain: d
@@ -290,7 +297,12 @@ class RlsConfigReaderTest {
                   - key: s
                     shadow_mode: true
                 """)).contains("descriptors[0]): key is missing or empty")
-                .contains("descriptor s (descriptors[1]): shadow_mode: true without a rate_limit has nothing to shadow");
+                .doesNotContain("descriptor s (descriptors[1])");
+        // envoyproxy/ratelimit loads shadow_mode without a rate_limit (it shadows nothing): loaded, warned of
+        String f = write("shadow.yaml", "domain: d\ndescriptors:\n  - key: s\n    shadow_mode: true\n");
+        assertThat(read(f).warnings()).containsExactly(f + ": domain 'd', descriptor s (descriptors[0]): shadow_mode: "
+                + "true without a rate_limit shadows nothing, as envoyproxy/ratelimit reads it: move it beside the "
+                + "rate_limit it is meant for");
     }
 
     @Test
@@ -309,10 +321,10 @@ class RlsConfigReaderTest {
     }
 
     @Test
-    void yamlNullAndTaggedValuesAreRefusedNeverReadAsTextOrAsUnset() throws IOException {
-        // found by attack: value: null limited only requests whose value is the text "null" (envoyproxy/ratelimit
-        // reads it as unset: every value; now read so, with a warning), key: null and domain: ~ became the key "null"
-        // and the domain "~"
+    void yamlNullIsReadAsTheReferenceReadsItNeverAsTextAndTaggedValuesAreRefused() throws IOException {
+        // found by attack: value: null limited only requests whose value is the text "null", key: null and
+        // domain: ~ became the key "null" and the domain "~". Go's YAML gives a null field its zero value: empty
+        // text, false, 0, no list; so does GridLimit, with a warning naming each, and refuses what that refuses
         assertThat(refusal("""
                 domain: d
                 descriptors:
@@ -321,23 +333,55 @@ class RlsConfigReaderTest {
                     rate_limit: {unit: second, requests_per_unit: 1}
                   - key: ~
                     rate_limit: {unit: second, requests_per_unit: 1}
+                """)).doesNotContain("descriptors[0]").contains("descriptors[1]): key is missing or empty");
+        assertThat(refusal("domain: ~\ndescriptors: []\n")).contains(": domain is missing or empty");
+        String f = write("nulls.yaml", """
+                domain: d
+                descriptors:
                   - key: j
                     shadow_mode: NULL
                     rate_limit: Null
-                """)).doesNotContain("descriptors[0]")
-                .contains("descriptors[1]: key: '~' is YAML's null; leave the field out, or quote it ('~') to mean "
-                        + "the text")
-                .contains("descriptor j (descriptors[2]): shadow_mode: 'NULL' is YAML's null")
-                .contains("descriptor j (descriptors[2]): rate_limit: 'Null' is YAML's null");
-        assertThat(refusal("domain: ~\ndescriptors: []\n")).contains(": domain: '~' is YAML's null");
+                  - key: k
+                    quota_mode: ~
+                    metadata: ~
+                    descriptors: ~
+                    rate_limit: {unit: second, requests_per_unit: ~, replaces: null, name: ~}
+                  - key: u
+                    rate_limit: {unlimited: ~, unit: minute, requests_per_unit: 3}
+                """);
+        RlsConfig nulls = read(f);
+        String at = f + ": domain 'd', descriptor ";
+        assertThat(nulls.warnings()).containsExactly(
+                at + "j (descriptors[0]): shadow_mode: 'NULL' is YAML's null, read as envoyproxy/ratelimit reads it: "
+                        + "false (leave the field out, or quote it, 'NULL', to mean the text)",
+                at + "j (descriptors[0]): rate_limit: 'Null' is YAML's null, read as envoyproxy/ratelimit reads it: "
+                        + "no rate_limit, so the descriptor is not limited (leave the field out, or quote it, 'Null', "
+                        + "to mean the text)",
+                at + "k (descriptors[1]): quota_mode: '~' is YAML's null, read as envoyproxy/ratelimit reads it: "
+                        + "false (leave the field out, or quote it, '~', to mean the text)",
+                at + "k (descriptors[1]): metadata: '~' is YAML's null, read as envoyproxy/ratelimit reads it: no "
+                        + "metadata (leave the field out, or quote it, '~', to mean the text)",
+                at + "k (descriptors[1]): rate_limit.name: '~' is YAML's null, read as envoyproxy/ratelimit reads "
+                        + "it: empty, as if it were left out (leave the field out, or quote it, '~', to mean the text)",
+                at + "k (descriptors[1]): rate_limit.replaces: 'null' is YAML's null, read as envoyproxy/ratelimit "
+                        + "reads it: replaces nothing (leave the field out, or quote it, 'null', to mean the text)",
+                at + "k (descriptors[1]): rate_limit.requests_per_unit: '~' is YAML's null, read as "
+                        + "envoyproxy/ratelimit reads it: 0 (leave the field out, or quote it, '~', to mean the text)",
+                f + ": domain 'd': descriptors[1].descriptors: '~' is YAML's null, read as envoyproxy/ratelimit reads "
+                        + "it: no descriptors (leave the field out, or quote it, '~', to mean the text)",
+                at + "u (descriptors[2]): rate_limit.unlimited: '~' is YAML's null, read as envoyproxy/ratelimit "
+                        + "reads it: false (leave the field out, or quote it, '~', to mean the text)");
+        // j: no rule; k: requests_per_unit 0, a block list, not in quota mode; u: limited, 3 per minute
+        assertThat(nulls.rules()).extracting(r -> r.path() + " " + r.kind() + " " + r.requestsPerUnit() + " "
+                + r.quotaMode()).containsExactly("k BLOCKED 0 false", "u LIMITED 3 false");
+        // GridLimit's own extension takes no null
         assertThat(refusal("""
                 domain: d
                 descriptors:
                   - key: k
-                    rate_limit: {unit: second, requests_per_unit: ~, replaces: null, gridlimit: ~}
-                """)).contains("rate_limit.requests_per_unit: '~' is YAML's null")
-                .contains("rate_limit.replaces: 'null' is YAML's null")
-                .contains("rate_limit.gridlimit: '~' is YAML's null");
+                    rate_limit: {unit: second, requests_per_unit: 5, gridlimit: ~}
+                """)).contains("rate_limit.gridlimit: '~' is YAML's null; leave the field out, or quote it ('~') to "
+                + "mean the text");
         assertThat(refusal("""
                 domain: d
                 descriptors:
